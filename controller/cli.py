@@ -1,0 +1,57 @@
+"""The ``monster-match`` command: one entry point, one module per subcommand.
+
+Each module named in :data:`COMMAND_MODULES` defines ``register(subparsers)``, which adds its
+parser and sets ``func`` (taking the parsed arguments, returning an exit status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from controller import __version__
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "controller.commands.evaluate",
+)
+
+
+class CommandError(Exception):
+    """An error to report to the user in one line, with a non-zero exit status."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="monster-match",
+        description="Monster Match Dynamic progressive table game system.",
+    )
+    parser.add_argument("--version", action="version", version=f"monster-match {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except CommandError as exc:
+        print(f"monster-match {args.command}: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``monster-match`` subcommand; each exposes ``register(subparsers)``."""
