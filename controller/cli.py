@@ -15,6 +15,7 @@ from controller import __version__
 
 COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.evaluate",
+    "controller.commands.odds",
 )
 
 

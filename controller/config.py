@@ -1,0 +1,200 @@
+"""Table configuration: embedded defaults (``data/default_table.toml``) with a table's own file
+laid over them, validated as a whole.
+
+    >>> cfg = load_config()
+    >>> cfg.table.decks, cfg.table.wager_cents, cfg.paytable.name
+    (6, 100, 'Dynamic 1')
+    >>> cfg.shoe.describe()
+    '6-deck spanish shoe'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from controller.cards import ShoeComposition
+from controller.dynamic import DynamicWeights, WeightsError
+from controller.hands import Hand
+from controller.money import MoneyError, parse_dollars
+from controller.paytable import Paytable
+from controller.tomlcheck import ConfigError, TomlSource
+
+__all__ = ["ConfigError", "TableConfig", "load_config"]
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    id: str
+    seats: int
+    decks: int
+    wager_cents: int
+
+
+@dataclass(frozen=True)
+class DeviceSettings:
+    shoe: str
+    board: str
+    heartbeat_timeout_s: float
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    host: str
+    port: int
+    session_minutes: int
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    table: TableSettings
+    paytable: Paytable
+    dynamic: DynamicWeights
+    devices: DeviceSettings
+    db_path: str
+    web: WebSettings
+    origin: str
+
+    @property
+    def shoe(self) -> ShoeComposition:
+        return ShoeComposition.spanish(self.table.decks)
+
+    @property
+    def seed_cents(self) -> int:
+        """Initial seed and reseed amount: ``seed_multiple`` x the wager."""
+        return self.paytable.seed_multiple * self.table.wager_cents
+
+    def increment(self, wager_cents: int) -> Fraction:
+        return self.paytable.increment_rate * wager_cents
+
+    def reserve_increment(self, wager_cents: int) -> Fraction:
+        return self.paytable.reserve_rate * wager_cents
+
+
+def _default_source() -> TomlSource:
+    ref = resources.files("controller") / "data" / "default_table.toml"
+    return TomlSource(ref.read_text(encoding="utf-8"), "<embedded defaults>")
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_config(path: str | Path | None = None, **overrides: Any) -> TableConfig:
+    """Load the defaults, lay ``path`` over them, then ``overrides`` (``decks=8``)."""
+    defaults = _default_source()
+    doc = defaults.parse()
+    src = defaults
+    if path is not None:
+        src = TomlSource.from_path(path)
+        user = src.parse()
+        unknown = set(user) - set(doc)
+        if unknown:
+            raise src.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+        if "dynamic_pays" in user:
+            # A table that sets its own weights sets all of them: merging two weight sets would
+            # produce a distribution nobody wrote down.
+            doc = dict(doc)
+            doc["dynamic_pays"] = {}
+        doc = _merge(doc, user)
+    for key, value in overrides.items():
+        doc["table"][key] = value
+    return _build(doc, src)
+
+
+def _get(src: TomlSource, doc: dict[str, Any], table: str, key: str, kind: type) -> Any:
+    section = doc.get(table)
+    if not isinstance(section, dict) or key not in section:
+        raise src.error(f"[{table}] {key} is required", table, key)
+    value = section[key]
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise src.error(f"[{table}] {key} must be a whole number, got {value!r}", table, key)
+    if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise src.error(f"[{table}] {key} must be a number, got {value!r}", table, key)
+    if kind is str and not isinstance(value, str):
+        raise src.error(f"[{table}] {key} must be a string, got {value!r}", table, key)
+    return value
+
+
+def _build(doc: dict[str, Any], src: TomlSource) -> TableConfig:
+    seats = _get(src, doc, "table", "seats", int)
+    if not 1 <= seats <= 7:
+        raise src.error("seats must be 1 to 7", "table", "seats")
+    decks = _get(src, doc, "table", "decks", int)
+    if decks not in (6, 8):
+        raise src.error("Player's Edge 21 deals six or eight Spanish decks", "table", "decks")
+    try:
+        wager = parse_dollars(_get(src, doc, "table", "wager", str))
+    except MoneyError as exc:
+        raise src.error(str(exc), "table", "wager") from None
+    if wager <= 0 or wager.denominator != 1:
+        raise src.error("wager must be a positive amount in whole cents", "table", "wager")
+    table_id = _get(src, doc, "table", "id", str)
+    pay_name = _get(src, doc, "table", "paytable", str)
+    if pay_name.endswith(".toml"):
+        pay_path = Path(pay_name)
+        if not pay_path.is_absolute() and src.origin and Path(src.origin).exists():
+            pay_path = Path(src.origin).parent / pay_path
+        paytable = Paytable.load(pay_path)
+    else:
+        paytable = Paytable.builtin(pay_name)
+    dynamic = _build_weights(src, doc.get("dynamic_pays", {}), paytable)
+    devices = DeviceSettings(
+        shoe=_get(src, doc, "devices", "shoe", str),
+        board=_get(src, doc, "devices", "board", str),
+        heartbeat_timeout_s=float(_get(src, doc, "devices", "heartbeat_timeout_s", float)),
+    )
+    port = _get(src, doc, "web", "port", int)
+    if not 0 <= port <= 65535:
+        raise src.error("port must be 0..65535", "web", "port")
+    web = WebSettings(_get(src, doc, "web", "host", str), port,
+                      _get(src, doc, "web", "session_minutes", int))
+    return TableConfig(
+        table=TableSettings(table_id, seats, decks, int(wager)),
+        paytable=paytable,
+        dynamic=dynamic,
+        devices=devices,
+        db_path=_get(src, doc, "storage", "db", str),
+        web=web,
+        origin=src.origin,
+    )
+
+
+def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:
+    def hand_of(name: str, table: str) -> Hand:
+        try:
+            return Hand.from_name(name)
+        except ValueError as exc:
+            raise src.error(str(exc), table, name) from None
+
+    try:
+        counts = {int(k): v for k, v in raw.get("count_weights", {}).items()}
+    except ValueError:
+        raise src.error("count_weights keys are the counts 1, 2, 3",
+                        "dynamic_pays.count_weights", "1") from None
+    weights = DynamicWeights(
+        version=str(raw.get("version", "")),
+        count_weights=counts,
+        combination_weights={
+            hand_of(k, "dynamic_pays.combination_weights"): v
+            for k, v in raw.get("combination_weights", {}).items()
+        },
+        payout_weights={
+            hand_of(k, "dynamic_pays.payout_weights"): tuple(v) if isinstance(v, list) else v
+            for k, v in raw.get("payout_weights", {}).items()
+        },
+    )
+    try:
+        weights.validate(paytable)
+    except (WeightsError, TypeError) as exc:
+        raise src.error(f"[dynamic_pays] {exc}") from None
+    return weights
