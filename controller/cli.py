@@ -16,6 +16,9 @@ from controller import __version__
 COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.evaluate",
     "controller.commands.odds",
+    "controller.commands.table",
+    "controller.commands.books",
+    "controller.commands.users",
 )
 
 

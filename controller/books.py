@@ -1,0 +1,125 @@
+"""The books: totals re-derived from the ledger, and the audit that checks them.
+
+``report`` adds up the ledger; ``audit`` re-derives the meter and reserve from it, compares them
+with the stored balances, checks the identity
+
+    meter = seed + increments - jackpots paid + reseeds
+
+verifies both hash chains, and checks each round's records against its ledger entries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from controller.money import dollars, from_text
+from controller.storage import Store
+
+
+@dataclass(frozen=True)
+class Totals:
+    by_kind: dict[str, Fraction]
+    by_account: dict[str, Fraction]
+
+    def kind(self, name: str) -> Fraction:
+        return self.by_kind.get(name, Fraction(0))
+
+
+def ledger_totals(store: Store) -> Totals:
+    by_kind: dict[str, Fraction] = defaultdict(Fraction)
+    by_account: dict[str, Fraction] = defaultdict(Fraction)
+    for row in store.db.execute("SELECT kind, account, amount FROM ledger"):
+        amount = from_text(row["amount"])
+        by_kind[row["kind"]] += amount
+        by_account[row["account"]] += amount
+    return Totals(dict(by_kind), dict(by_account))
+
+
+def report(store: Store) -> dict[str, Any]:
+    t = ledger_totals(store)
+    db = store.db
+    rounds = int(db.execute("SELECT COUNT(*) FROM rounds WHERE state = 'closed'").fetchone()[0])
+    wagers = int(db.execute(
+        "SELECT COUNT(*) FROM ledger WHERE kind = 'wager'").fetchone()[0])
+    house_reseeds = sum((from_text(r[0]) for r in db.execute(
+        "SELECT amount FROM ledger WHERE kind = 'house' AND note = 'reseed'")), Fraction(0))
+    return {
+        "rounds_completed": rounds,
+        "wagers_count": wagers,
+        "wagers_total": dollars(t.kind("wager")),
+        "increments_total": dollars(t.kind("increment")),
+        "reserve_total": dollars(t.kind("reserve_in")),
+        "seed": dollars(t.kind("seed")),
+        "meter": dollars(store.balance("meter")),
+        "reserve": dollars(store.balance("reserve")),
+        "jackpots_paid": dollars(-t.kind("jackpot")),
+        "jackpots_count": int(db.execute(
+            "SELECT COUNT(*) FROM ledger WHERE kind = 'jackpot'").fetchone()[0]),
+        "reseeds_total": dollars(t.kind("reseed")),
+        "house_contributions": dollars(house_reseeds),
+        "fixed_pays_total": dollars(-t.kind("fixed_pay")),
+        "rounds_held": int(db.execute(
+            "SELECT COUNT(DISTINCT round_id) FROM audit WHERE kind = 'held'").fetchone()[0]),
+    }
+
+
+def audit(store: Store) -> list[str]:
+    """Every discrepancy found (empty: the books and the record are intact)."""
+    problems: list[str] = []
+    problems += store.verify_chain("ledger")
+    problems += store.verify_chain("audit")
+    t = ledger_totals(store)
+    for account in ("meter", "reserve", "house", "table"):
+        derived = t.by_account.get(account, Fraction(0))
+        stored = store.balance(account)
+        if derived != stored:
+            problems.append(f"{account}: ledger gives {dollars(derived)}, stored balance is "
+                            f"{dollars(stored)}")
+    identity = t.kind("seed") + t.kind("increment") + t.kind("jackpot") + t.kind("reseed")
+    if identity != store.balance("meter"):
+        problems.append(f"meter {dollars(store.balance('meter'))} != seed + increments - "
+                        f"jackpots + reseeds = {dollars(identity)}")
+    if t.by_account.get("reserve", Fraction(0)) < 0:
+        problems.append("reserve is negative")
+    problems += _check_rounds(store)
+    return problems
+
+
+def _check_rounds(store: Store) -> list[str]:
+    """Per-round cross-checks between round records and ledger entries."""
+    db = store.db
+    problems: list[str] = []
+    per_round: dict[int, dict[str, list[tuple[int | None, Fraction]]]] = defaultdict(
+        lambda: defaultdict(list))
+    for row in db.execute("SELECT round_id, kind, seat, amount FROM ledger "
+                          "WHERE round_id IS NOT NULL"):
+        per_round[row["round_id"]][row["kind"]].append((row["seat"], from_text(row["amount"])))
+    identity = json.loads(store.get_meta("table_identity") or "{}")
+    wager_cents = identity.get("wager_cents")
+    for rnd in db.execute("SELECT id, state, draw FROM rounds"):
+        rid = rnd["id"]
+        led = per_round.get(rid, {})
+        wagers = {r["seat"]: r["amount"] for r in db.execute(
+            "SELECT seat, amount FROM wagers WHERE round_id = ?", (rid,))}
+        counted = {seat: amount for seat, amount in led.get("wager", [])}
+        if counted and counted != {s: Fraction(a) for s, a in wagers.items()}:
+            problems.append(f"round {rid}: ledger wagers {sorted(counted)} differ from the "
+                            f"round's wagers {sorted(wagers)}")
+        if wager_cents is not None and any(a != wager_cents for a in wagers.values()):
+            problems.append(f"round {rid}: a wager differs from the table's wager amount")
+        if rnd["draw"] is not None and not counted and wagers:
+            problems.append(f"round {rid}: wagers were never entered in the ledger")
+        for r in db.execute("SELECT seat, amount, source, paid_at FROM results "
+                            "WHERE round_id = ?", (rid,)):
+            kind = "jackpot" if r["source"] == "meter" else "fixed_pay"
+            paid = [a for seat, a in led.get(kind, []) if seat == r["seat"]]
+            if r["paid_at"] and paid != [-from_text(r["amount"])]:
+                problems.append(f"round {rid} seat {r['seat']}: paid {r['amount']} cents but "
+                                f"the ledger shows {[str(-p) for p in paid]}")
+            if not r["paid_at"] and paid:
+                problems.append(f"round {rid} seat {r['seat']}: ledger pays an unpaid win")
+    return problems

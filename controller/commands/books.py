@@ -1,0 +1,70 @@
+"""``monster-match report`` and ``monster-match audit``: the books of a table's database."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from controller.books import audit, report
+from controller.cli import CommandError
+from controller.storage import StorageError, Store
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("report", help="the books: wagers, meter, reserve, payouts",
+                              description="Totals of a table's books, derived from the ledger.")
+    p.add_argument("--db", required=True, metavar="FILE")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run_report)
+    a = subparsers.add_parser(
+        "audit", help="verify the books and the tamper-evident record",
+        description="Re-derive meter and reserve from the ledger, check them against the stored "
+                    "values, verify the hash chains; exit non-zero naming every discrepancy.")
+    a.add_argument("--db", required=True, metavar="FILE")
+    a.add_argument("--json", action="store_true", help="print one JSON object")
+    a.set_defaults(func=run_audit)
+
+
+def _open(path: str) -> Store:
+    if not Path(path).is_file():
+        raise CommandError(f"{path}: no such database")
+    try:
+        return Store(path)
+    except StorageError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def run_report(args: argparse.Namespace) -> int:
+    store = _open(args.db)
+    try:
+        doc = report(store)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(doc))
+    else:
+        width = max(len(k) for k in doc)
+        for key, value in doc.items():
+            shown = f"${value}" if isinstance(value, str) else f"{value:,}"
+            print(f"{key:<{width}}  {shown:>16}")
+    return 0
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    store = _open(args.db)
+    try:
+        problems = audit(store)
+        books = report(store)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps({"ok": not problems, "problems": problems, "meter": books["meter"],
+                          "reserve": books["reserve"]}))
+    elif problems:
+        for p in problems:
+            print(f"DISCREPANCY: {p}")
+    else:
+        print(f"audit passed: meter ${books['meter']}, reserve ${books['reserve']}, "
+              f"{books['rounds_completed']} rounds, hash chains intact")
+    return 1 if problems else 0

@@ -1,0 +1,59 @@
+import random
+
+import pytest
+
+from controller.auth import Auth, Role
+from controller.config import load_config
+from controller.rounds import Table
+from controller.storage import Store
+
+
+class Harness:
+    """A table on a real SQLite file with a signed-in dealer and floorperson."""
+
+    def __init__(self, path, seed=1):
+        self.path = path
+        self.cfg = load_config()
+        self.store = Store(path)
+        self.lights = []
+        self.table = Table(self.store, self.cfg, rng=random.Random(seed),
+                           on_lights=self.lights.append)
+        self.auth = Auth(self.store)
+        self.actors = {}
+        for role in Role:
+            name = f"{role.value}1"
+            if not self.store.db.execute("SELECT 1 FROM users WHERE name=?", (name,)).fetchone():
+                self.auth.add_user(name, role, f"pw-{role.value}-0123")
+            self.actors[role] = self.auth.actor(self.auth.login(name, f"pw-{role.value}-0123"))
+
+    @property
+    def dealer(self):
+        return self.actors[Role.DEALER]
+
+    @property
+    def floor(self):
+        return self.actors[Role.FLOORPERSON]
+
+    def reopen(self, seed=2):
+        self.store.close()
+        self.__init__(self.path, seed)
+
+    def play_to_deal(self, wagers=(1, 3), mains=(1, 2, 3)):
+        t = self.table
+        t.open_round()
+        for s in mains:
+            t.set_main(s, True)
+        for s in wagers:
+            t.place_wager(s)
+        t.lockout()
+        t.chip_count(len(wagers), self.dealer)
+
+    def deal(self, *codes):
+        return [self.table.deal(c) for c in codes]
+
+
+@pytest.fixture
+def harness(tmp_path):
+    h = Harness(tmp_path / "table.db")
+    yield h
+    h.store.close()
