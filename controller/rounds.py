@@ -440,6 +440,28 @@ class Table:
                         f"copies a {shoe.describe()} holds")
         return None
 
+    def manual_card(self, code: str, actor: Actor) -> str:
+        """The dealer enters a card by hand while the round is held (a shoe misread or jam);
+        recorded with source ``manual``."""
+        rnd = self._require("manual_card", actor, State.HELD)
+        self._require_role("manual_card", actor, rnd, Role.DEALER)
+        return self.deal(code, source="manual", actor=actor)
+
+    def record_camera(self, round_id: int, readings: dict[int, str | None]) -> None:
+        """Store the camera's reading of each card position (surveillance keeps both)."""
+        with self.store.transaction() as db:
+            for position, code in readings.items():
+                db.execute("UPDATE cards SET camera_code = ? WHERE round_id = ? AND "
+                           "position = ?", (code, round_id, position))
+
+    def add_frame(self, round_id: int, name: str) -> None:
+        """Remember a saved camera frame of the round (shown to surveillance)."""
+        with self.store.transaction() as db:
+            rnd = self.round(round_id)
+            frames = [*rnd.data.get("frames", []), name]
+            db.execute("UPDATE rounds SET data = ? WHERE id = ?",
+                       (json.dumps({**rnd.data, "frames": frames}), round_id))
+
     def reveal(self, actor: Actor = SYSTEM) -> None:
         """The hole card is turned over in play: now results may be evaluated and shown."""
         rnd = self._require("reveal", actor, State.DEALING)

@@ -1,0 +1,84 @@
+"""The table as a service: one :class:`~controller.rounds.Table` shared by the devices, the
+camera and the web consoles, serialised by one lock, with change notifications for live pages.
+
+Every caller (serial reader threads, the camera loop, web requests) goes through
+:meth:`TableService.call`, so the state machine sees one event at a time, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from controller.auth import Actor, Auth, Role
+from controller.config import TableConfig
+from controller.rounds import Table
+from controller.storage import Store
+
+T = TypeVar("T")
+
+
+class Lights(Protocol):
+    """What the service needs of the table I/O board."""
+
+    def light(self, seat: int, state: str, label: str) -> None: ...
+
+
+class TableService:
+    def __init__(self, store: Store, cfg: TableConfig, rng: random.Random | None = None,
+                 lights: Lights | None = None) -> None:
+        self.lock = threading.RLock()
+        self.cfg = cfg
+        self.store = store
+        self.lights = lights
+        self.version = 0
+        self._watchers: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        self._light_listeners: list[Callable[[list[tuple[int, str, str]]], None]] = []
+        self.table = Table(store, cfg, rng=rng, on_lights=self._on_lights,
+                           on_change=self._on_change)
+        self.auth = Auth(store, cfg.web.session_minutes)
+
+    def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        with self.lock:
+            return fn(*args, **kwargs)
+
+    def actor(self, token: str | None, *roles: Role) -> Actor:
+        with self.lock:
+            return self.auth.actor(token, *roles)
+
+    def public_view(self) -> dict[str, Any]:
+        with self.lock:
+            view = self.table.public_view()
+        view["version"] = self.version
+        return view
+
+    # -- notifications ------------------------------------------------------------------------
+    def on_lights(self, listener: Callable[[list[tuple[int, str, str]]], None]) -> None:
+        self._light_listeners.append(listener)
+
+    def _on_lights(self, lights: list[tuple[int, str, str]]) -> None:
+        if self.lights is not None:
+            for seat, state, label in lights:
+                self.lights.light(seat, state, label)
+        for listener in self._light_listeners:
+            listener(lights)
+
+    def _on_change(self, what: str) -> None:
+        self.version += 1
+        for loop, event in list(self._watchers):
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the page's loop is gone
+                self._watchers.remove((loop, event))
+
+    def watch(self) -> asyncio.Event:
+        """An event set at every change (for one server-sent-events stream)."""
+        event = asyncio.Event()
+        self._watchers.append((asyncio.get_running_loop(), event))
+        return event
+
+    def unwatch(self, event: asyncio.Event) -> None:
+        self._watchers = [(lp, ev) for lp, ev in self._watchers if ev is not event]

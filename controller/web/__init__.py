@@ -1,0 +1,1 @@
+"""Web sign and consoles."""

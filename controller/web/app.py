@@ -1,0 +1,296 @@
+"""The web sign and consoles: a small Starlette (ASGI) app over a :class:`TableService`.
+
+- ``/sign``: the display of § 635b.3(c)(3) — meter, the round's Dynamic Pays and resulting odds,
+  seat lights with hand names, wins awaiting validation. Read-only, live (server-sent events).
+- ``/dealer``, ``/floor``, ``/surveillance``: consoles behind sign-in. State lives on the server;
+  every action is checked there against the session's role; sessions expire.
+
+Actions are JSON ``POST /api/action/NAME`` requests that must carry the header
+``X-Monster-Match: 1``: a cross-site form cannot set it, so no other site can act with a
+console's cookie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Route
+
+from controller.auth import Actor, AuthError, Role
+from controller.cards import CardCodeError
+from controller.hands import Hand
+from controller.money import dollars, from_text
+from controller.rounds import IllegalEvent, State
+from controller.service import TableService
+from controller.web import pages
+
+COOKIE = "mm_session"
+CONSOLE_ROLES = {
+    "dealer": (Role.DEALER,),
+    "floor": (Role.FLOORPERSON,),
+    "surveillance": (Role.SURVEILLANCE, Role.FLOORPERSON, Role.ADMINISTRATOR),
+}
+HOME = {Role.DEALER: "/dealer", Role.FLOORPERSON: "/floor", Role.SURVEILLANCE: "/surveillance",
+        Role.ADMINISTRATOR: "/surveillance"}
+REVEALED = (State.REVEALED, State.EVALUATED, State.FLAGGED, State.PAID, State.CLOSED)
+
+
+def create_app(service: TableService, frames_dir: Path | None = None) -> Starlette:
+    svc = service
+
+    def token(request: Request) -> str | None:
+        return request.cookies.get(COOKIE)
+
+    def actor_or_none(request: Request, roles: tuple[Role, ...]) -> Actor | None:
+        try:
+            return svc.actor(token(request), *roles)
+        except AuthError:
+            return None
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(pages.index())
+
+    async def sign(request: Request) -> Response:
+        return HTMLResponse(pages.sign())
+
+    async def sign_state(request: Request) -> Response:
+        return JSONResponse(sign_view(svc))
+
+    async def events(request: Request) -> Response:
+        async def stream() -> AsyncIterator[str]:
+            event = svc.watch()
+            try:
+                while True:
+                    yield f"data: {json.dumps(sign_view(svc))}\n\n"
+                    event.clear()
+                    try:
+                        await asyncio.wait_for(event.wait(), timeout=15)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                    if await request.is_disconnected():
+                        return
+            finally:
+                svc.unwatch(event)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    async def login_page(request: Request) -> Response:
+        return HTMLResponse(pages.login())
+
+    async def login(request: Request) -> Response:
+        try:
+            body = await request.json()
+            name, password = str(body["name"]), str(body["password"])
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "send name and password"}, status_code=400)
+        try:
+            tok = svc.call(svc.auth.login, name, password)
+            who = svc.actor(tok)
+        except AuthError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=401)
+        resp = JSONResponse({"ok": True, "user": who.name, "role": who.role.value,
+                             "home": HOME[who.role]})
+        resp.set_cookie(COOKIE, tok, httponly=True, samesite="strict",
+                        max_age=svc.cfg.web.session_minutes * 60)
+        return resp
+
+    async def logout(request: Request) -> Response:
+        tok = token(request)
+        if tok:
+            svc.call(svc.auth.logout, tok)
+        resp = RedirectResponse("/login", status_code=303)
+        resp.delete_cookie(COOKIE)
+        return resp
+
+    def console(kind: str) -> Callable[[Request], Any]:
+        async def page(request: Request) -> Response:
+            who = actor_or_none(request, CONSOLE_ROLES[kind])
+            if who is None:
+                return RedirectResponse(f"/login?next=/{kind}", status_code=303)
+            return HTMLResponse(pages.console(kind, who))
+        return page
+
+    async def console_state(request: Request) -> Response:
+        try:
+            who = svc.actor(token(request))
+        except AuthError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=401)
+        return JSONResponse(console_view(svc, who))
+
+    async def history(request: Request) -> Response:
+        try:
+            svc.actor(token(request), *CONSOLE_ROLES["surveillance"])
+        except AuthError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=403)
+        limit = min(int(request.query_params.get("limit", "50")), 500)
+        return JSONResponse(history_view(svc, limit))
+
+    async def frame(request: Request) -> Response:
+        try:
+            svc.actor(token(request), *CONSOLE_ROLES["surveillance"])
+        except AuthError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=403)
+        if frames_dir is None:
+            return JSONResponse({"error": "no frames are kept"}, status_code=404)
+        name = request.path_params["name"]
+        path = (frames_dir / name).resolve()
+        if path.parent != frames_dir.resolve() or not path.is_file():
+            return JSONResponse({"error": "no such frame"}, status_code=404)
+        return FileResponse(path)
+
+    async def action(request: Request) -> Response:
+        if request.headers.get("x-monster-match") != "1":
+            return JSONResponse({"error": "missing X-Monster-Match header"}, status_code=403)
+        name = request.path_params["name"]
+        spec = ACTIONS.get(name)
+        if spec is None:
+            return JSONResponse({"error": f"unknown action {name}"}, status_code=404)
+        roles, fn = spec
+        try:
+            who = svc.actor(token(request), *roles)
+        except AuthError as exc:
+            # A refused role is recorded like any refused event.
+            svc.call(_record_refusal, svc, token(request), name, str(exc))
+            return JSONResponse({"error": str(exc)}, status_code=403)
+        try:
+            body = await request.json() if await request.body() else {}
+            result = svc.call(fn, svc, who, body)
+        except (IllegalEvent, CardCodeError) as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        except (KeyError, ValueError, TypeError) as exc:
+            return JSONResponse({"error": f"bad request: {exc}"}, status_code=400)
+        return JSONResponse({"ok": True, "result": result})
+
+    routes = [
+        Route("/", index),
+        Route("/sign", sign),
+        Route("/api/sign", sign_state),
+        Route("/events", events),
+        Route("/login", login_page),
+        Route("/api/login", login, methods=["POST"]),
+        Route("/logout", logout, methods=["GET", "POST"]),
+        Route("/dealer", console("dealer")),
+        Route("/floor", console("floor")),
+        Route("/surveillance", console("surveillance")),
+        Route("/api/console", console_state),
+        Route("/api/history", history),
+        Route("/frames/{name}", frame),
+        Route("/api/action/{name}", action, methods=["POST"]),
+    ]
+    return Starlette(routes=routes)
+
+
+def _record_refusal(svc: TableService, tok: str | None, action: str, reason: str) -> None:
+    with svc.store.transaction():
+        rnd = svc.table.current()
+        svc.store.append_audit(rnd.id if rnd else None, "web", "refused",
+                               {"event": action, "reason": reason})
+
+
+# -- actions: (roles allowed, function(service, actor, body)) ---------------------------------
+def _seat(body: dict[str, Any]) -> int:
+    return int(body["seat"])
+
+
+ActionFn = Callable[[TableService, Actor, dict[str, Any]], Any]
+ACTIONS: dict[str, tuple[tuple[Role, ...], ActionFn]] = {
+    "lockout": ((Role.DEALER,), lambda s, a, b: s.table.lockout(a)),
+    "count": ((Role.DEALER,), lambda s, a, b: s.table.chip_count(int(b["count"]), a)),
+    "reveal": ((Role.DEALER,), lambda s, a, b: s.table.reveal(a)),
+    "confirm": ((Role.DEALER,), lambda s, a, b: s.table.confirm_win(_seat(b), a)),
+    "card": ((Role.DEALER,), lambda s, a, b: s.table.manual_card(str(b["code"]), a)),
+    "open": ((Role.DEALER,), lambda s, a, b: s.table.open_round(a)),
+    "validate": ((Role.FLOORPERSON,), lambda s, a, b: s.table.validate_win(_seat(b), a)),
+    "document": ((Role.FLOORPERSON,),
+                 lambda s, a, b: s.table.document_jackpot(_seat(b), str(b["document"]), a)),
+    "resolve": ((Role.FLOORPERSON,),
+                lambda s, a, b: s.table.resolve(a, str(b.get("action", "continue")),
+                                                str(b.get("note", "")))),
+}
+
+
+# -- views --------------------------------------------------------------------------------------
+def sign_view(svc: TableService) -> dict[str, Any]:
+    view = svc.public_view()
+    view["paytable"] = [
+        {"hand": h.value, "label": h.label, "pays": svc.cfg.paytable.pays(h)}
+        for h in Hand if h.is_win
+    ]
+    view["seats"] = svc.cfg.table.seats
+    return view
+
+
+def console_view(svc: TableService, who: Actor) -> dict[str, Any]:
+    """Round detail for a console. The hole card and anything that depends on it stay hidden
+    until the reveal, on consoles as on the sign."""
+    with svc.lock:
+        view = sign_view(svc)
+        rnd = svc.table.current()
+        view["user"] = {"name": who.name, "role": who.role.value}
+        if rnd is None:
+            view["detail"] = None
+            return view
+        revealed = rnd.effective_state in REVEALED
+        view["detail"] = {
+            "id": rnd.id,
+            "state": rnd.state.value,
+            "held_from": rnd.held_from.value if rnd.held_from else None,
+            "hold_reason": rnd.hold_reason,
+            "dealt_in": rnd.dealt_in,
+            "wagers": sorted(rnd.wagers),
+            "dealer_count": rnd.dealer_count,
+            "cards": [
+                {"spot": c["spot"], "source": c["source"],
+                 "code": c["code"] if revealed or c["spot"] != "dealer:hole" else "??",
+                 "camera": (c["camera_code"] if revealed or c["spot"] != "dealer:hole"
+                            else ("??" if c["camera_code"] else None))}
+                for c in rnd.cards],
+            "results": [] if not revealed else [
+                {"seat": r["seat"], "hand": r["hand"], "label": Hand(r["hand"]).label,
+                 "amount": dollars(from_text(r["amount"])), "source": r["source"],
+                 "odds": r["odds"], "confirmed_by": r["confirmed_by"],
+                 "validated_by": r["validated_by"], "document": r["document"],
+                 "paid": bool(r["paid_at"])} for r in rnd.results],
+        }
+    return view
+
+
+def history_view(svc: TableService, limit: int) -> dict[str, Any]:
+    with svc.lock:
+        db = svc.store.db
+        out = []
+        for row in db.execute("SELECT id FROM rounds WHERE state = 'closed' ORDER BY id DESC "
+                              "LIMIT ?", (limit,)):
+            rnd = svc.table.round(row[0])
+            holds = [json.loads(r[0]) for r in db.execute(
+                "SELECT payload FROM audit WHERE round_id = ? AND kind = 'held'", (rnd.id,))]
+            out.append({
+                "id": rnd.id,
+                "draw": [] if rnd.draw is None else rnd.draw.describe(),
+                "wagers": sorted(rnd.wagers),
+                "cards": [{"spot": c["spot"], "shoe": c["code"] if c["source"] != "manual"
+                           else None, "camera": c["camera_code"], "source": c["source"]}
+                          for c in rnd.cards],
+                "results": [{"seat": r["seat"], "hand": r["hand"],
+                             "amount": dollars(from_text(r["amount"])), "source": r["source"],
+                             "validated_by": r["validated_by"], "document": r["document"]}
+                            for r in rnd.results],
+                "holds": [h.get("reason") for h in holds],
+                "frames": rnd.data.get("frames", []),
+            })
+    return {"rounds": out}

@@ -1,0 +1,150 @@
+"""The sign and consoles in a real headless browser (Playwright driving Debian's chromium)."""
+
+import json
+import random
+import shutil
+import urllib.request
+
+import pytest
+
+from controller.auth import Role
+from controller.config import load_config
+from controller.service import TableService
+from controller.storage import Store
+from controller.web.app import create_app
+from controller.web.server import WebServer
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                                "(.ci/run installs it)")
+
+PASSWORDS = {Role.DEALER: "dealer-pass-123", Role.FLOORPERSON: "floor-pass-1234",
+             Role.SURVEILLANCE: "surv-pass-12345"}
+
+
+@pytest.fixture
+def site(tmp_path):
+    store = Store(tmp_path / "web.db")
+    svc = TableService(store, load_config(), rng=random.Random(5))
+    for role, pw in PASSWORDS.items():
+        svc.auth.add_user(role.value, role, pw)
+    server = WebServer(create_app(svc, tmp_path))
+    url = server.start()
+    yield svc, url
+    server.stop()
+    store.close()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield b
+        b.close()
+
+
+def sign_in(browser, url, role, next_page):
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(f"{url}/{next_page}")
+    assert "/login" in page.url
+    page.fill("#name", role.value)
+    page.fill("#password", PASSWORDS[role])
+    page.click("#signin")
+    page.wait_for_url(f"{url}/{next_page}")
+    return page
+
+
+def start_round(svc, seats=(1, 2)):
+    t = svc.table
+    svc.call(t.open_round)
+    for s in seats:
+        svc.call(t.set_main, s, True)
+        svc.call(t.place_wager, s)
+
+
+def test_full_round_with_a_win_validated_by_floorperson(site, browser):
+    svc, url = site
+    sign = browser.new_page()
+    sign.goto(f"{url}/sign")
+    dealer = sign_in(browser, url, Role.DEALER, "dealer")
+    floor = sign_in(browser, url, Role.FLOORPERSON, "floor")
+    start_round(svc)
+    dealer.click("text=Lock out (no more bets)")
+    dealer.fill("#count", "2")
+    dealer.click("text=Submit count")
+    sign.wait_for_selector(".dyn")  # the Dynamic Pays are on the sign after verification
+    # seats 1, 2 in: seat1 7H, seat2 2C, up 7D, seat1 7H, seat2 3S, hole 9C
+    for code in ("7H", "2C", "7D", "7H", "3S", "9C"):
+        svc.call(svc.table.deal, code)
+    dealer.wait_for_selector("text=Reveal hole card")
+    assert "Three of a Kind" not in sign.inner_text("#seats")  # nothing before the reveal
+    assert "9C" not in dealer.inner_text("#cards")  # the hole card is hidden on the console too
+    dealer.click("text=Reveal hole card")
+    sign.wait_for_selector("#seat-1.on")
+    assert "Three of a Kind Same Color" in sign.inner_text("#seat-1")
+    assert "awaiting validation" in sign.inner_text("#seat-1")
+    dealer.click("text=Confirm seat 1")
+    floor.wait_for_selector("text=Validate seat 1")
+    floor.click("text=Validate seat 1")
+    sign.wait_for_selector("#seat-1 >> text=PAID")
+    floor.wait_for_selector("text=No round open.")
+    res = svc.store.db.execute("SELECT validated_by, paid_at FROM results").fetchone()
+    assert res["validated_by"] == "floorperson" and res["paid_at"]
+
+
+def test_held_round_resolved_by_floorperson(site, browser):
+    svc, url = site
+    dealer = sign_in(browser, url, Role.DEALER, "dealer")
+    floor = sign_in(browser, url, Role.FLOORPERSON, "floor")
+    start_round(svc, seats=(1,))
+    svc.call(svc.table.lockout)
+    svc.call(svc.table.chip_count, 1, svc.actor(_login(svc, Role.DEALER)))
+    svc.call(svc.table.deal, "KH")
+    # The camera sees a different card at seat 1 than the shoe reported: hold.
+    svc.call(svc.table.hold, "shoe/camera disagreement at seat1:1: shoe KH, camera KD")
+    floor.wait_for_selector("text=HELD: shoe/camera disagreement")
+    dealer.wait_for_selector("text=HELD: shoe/camera disagreement")
+    floor.fill("#note", "checked the layout: the card is KH, camera glare")
+    floor.click("text=Resolve: continue")
+    floor.wait_for_selector("h2:has-text('dealing')")
+    assert svc.table.current().state.value == "dealing"
+    held = svc.store.db.execute("SELECT payload FROM audit WHERE kind='resolved'").fetchone()
+    assert "camera glare" in json.loads(held[0])["note"]
+
+
+def test_dealer_cannot_do_floorperson_action(site, browser):
+    svc, url = site
+    dealer = sign_in(browser, url, Role.DEALER, "dealer")
+    start_round(svc, seats=(1,))
+    svc.call(svc.table.lockout)
+    svc.call(svc.table.chip_count, 0, svc.actor(_login(svc, Role.DEALER)))  # mismatch: held
+    status = dealer.evaluate("""async () => {
+        const r = await fetch('/api/action/resolve', {method: 'POST',
+          headers: {'Content-Type': 'application/json', 'X-Monster-Match': '1'},
+          body: JSON.stringify({action: 'continue', note: 'dealer tries'})});
+        return [r.status, (await r.json()).error]; }""")
+    assert status[0] == 403 and "needs a floorperson" in status[1]
+    assert svc.table.current().state.value == "held"
+    # A floorperson page is refused to the dealer too: it redirects to sign-in.
+    dealer.goto(f"{url}/floor")
+    assert "/login" in dealer.url
+
+
+def _login(svc, role):
+    return svc.auth.login(role.value, PASSWORDS[role])
+
+
+def test_sign_api_is_read_only_and_actions_need_header(site):
+    svc, url = site
+    with urllib.request.urlopen(f"{url}/api/sign") as r:
+        view = json.loads(r.read())
+    assert view["meter"] == "10000.00" and view["seats"] == 6
+    req = urllib.request.Request(f"{url}/api/action/lockout", data=b"{}", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(req)
+    assert info.value.code == 403
