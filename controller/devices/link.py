@@ -12,7 +12,10 @@ One :class:`SerialLink` per device stream. It owns two threads:
   ``max_resends`` (5) times and then reports the link down, sends heartbeats every
   ``heartbeat_interval`` seconds if asked to (devices do; the controller does not), and reports
   the peer offline when no valid frame arrived for ``rx_timeout`` seconds (two missed 1 s
-  heartbeats: 2.25 s by default on the controller side).
+  heartbeats: 2.25 s by default on the controller side). A frame whose resends ran out is not
+  dropped: it stays first in line and is resent every ``down_retry_interval`` (1 s) with the
+  same SEQ, so nothing is lost and nothing is acted on twice; the link is reported up again
+  when it is acknowledged.
 
 Public interface::
 
@@ -61,6 +64,8 @@ HEARTBEAT_INTERVAL = 1.0
 #: Two missed one-second heartbeats, plus a little slack for scheduling.
 RX_TIMEOUT = 2.25
 RECONNECT_INTERVAL = 0.5
+#: After the link was reported down, the unacknowledged frame is still resent this often.
+DOWN_RETRY_INTERVAL = 1.0
 
 
 class LinkError(OSError):
@@ -126,7 +131,7 @@ class FaultConfig:
 class Delivery:
     """A frame queued for reliable delivery; :meth:`wait` until it was ACKed or gave up."""
 
-    __slots__ = ("type", "fields", "seq", "attempts", "deadline", "ok", "error", "_done")
+    __slots__ = ("type", "fields", "seq", "attempts", "deadline", "ok", "error", "overdue", "_done")
 
     def __init__(self, type_: str, fields: tuple[str, ...]) -> None:
         self.type = type_
@@ -136,10 +141,11 @@ class Delivery:
         self.deadline = 0.0
         self.ok: bool | None = None
         self.error = ""
+        self.overdue = False  # resent max_resends times without an ACK: link reported down
         self._done = threading.Event()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """True once acknowledged; False if it failed or ``timeout`` passed first."""
+        """True once acknowledged; False if it was dropped or ``timeout`` passed first."""
         self._done.wait(timeout)
         return bool(self.ok)
 
@@ -176,6 +182,7 @@ class SerialLink:
         resend_after: float = RESEND_AFTER,
         max_resends: int = MAX_RESENDS,
         reconnect_interval: float = RECONNECT_INTERVAL,
+        down_retry_interval: float = DOWN_RETRY_INTERVAL,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         faults: FaultConfig | None = None,
         max_queue: int = 1000,
@@ -196,6 +203,7 @@ class SerialLink:
         self._resend_after = resend_after
         self._max_resends = max_resends
         self._reconnect_interval = reconnect_interval
+        self._down_retry = down_retry_interval
         self._faults = faults if faults is not None and faults.active else None
         self._rng = random.Random(faults.seed if faults else None)
         self._max_queue = max_queue
@@ -239,7 +247,8 @@ class SerialLink:
         """Start the reader and worker threads (idempotent)."""
         if self._threads:
             return
-        self._next_hb = time.monotonic()
+        # The first heartbeat comes one interval after start: HELLO goes first on power-up.
+        self._next_hb = time.monotonic() + (self._hb_interval or 0.0)
         for target, suffix in ((self._run_reader, "reader"), (self._run_worker, "worker")):
             t = threading.Thread(target=target, name=f"{self.name}-{suffix}", daemon=True)
             t.start()
@@ -288,6 +297,11 @@ class SerialLink:
     @property
     def online(self) -> bool:
         return self._online
+
+    @property
+    def port_open(self) -> bool:
+        """The port is open (the device may still be silent)."""
+        return self._port is not None
 
     @property
     def silent(self) -> bool:
@@ -370,17 +384,17 @@ class SerialLink:
         with self._cond:
             self._port = port
             self._parser.reset()
-            self._last_accepted = None
-            if self._outstanding is not None:
-                self._outstanding.deadline = time.monotonic()
-                self._outstanding.attempts = min(self._outstanding.attempts, 1)
+            d = self._outstanding
+            if d is not None:
+                d.deadline = time.monotonic()  # resend at once on the new connection
+            tx_ok = d is None or not d.overdue
             self._cond.notify_all()
         self._count("port_opens")
         self._last_open_error = ""
         log.info("%s: opened %s", self.name, getattr(port, "name", self.port_name))
         rx = self._rx_timeout is None
         self._last_rx = time.monotonic()
-        self._set_status(port_open=True, rx_alive=rx, tx_ok=True, reason="port opened")
+        self._set_status(port_open=True, rx_alive=rx, tx_ok=tx_ok, reason="port opened")
 
     def _detach(self, port: Port, reason: str) -> None:
         with self._cond:
@@ -483,8 +497,8 @@ class SerialLink:
         self._count("frames_in")
         now = time.monotonic()
         self._last_rx = now
-        if not (self._rx_alive and self._tx_ok):
-            self._set_status(rx_alive=True, tx_ok=True, reason="device speaking")
+        if not self._rx_alive:
+            self._set_status(rx_alive=True, reason="device speaking")
         if frame.type in ("ACK", "NAK"):
             self._on_ack_nak(frame, now)
             return
@@ -521,6 +535,8 @@ class SerialLink:
                     self._cond.notify_all()
             if done is not None:
                 done._finish(True)
+                if done.overdue or not self._tx_ok:
+                    self._set_status(tx_ok=True, reason=f"{done.type} SEQ {seq:04d} acknowledged")
         else:
             self._count("naks_received")
             with self._cond:
@@ -535,19 +551,17 @@ class SerialLink:
         while not self._stop.is_set():
             to_send: Delivery | None = None
             resend = False
-            failed: Delivery | None = None
+            failed: Delivery | None = None  # just became overdue: report the link down
             went_offline = False
             with self._cond:
                 now = time.monotonic()
                 usable = self._port is not None and not self._silent
                 d = self._outstanding
                 if d is not None and usable and now >= d.deadline:
-                    if d.attempts > self._max_resends:
-                        self._outstanding = None
+                    if d.attempts > self._max_resends and not d.overdue:
+                        d.overdue = True
                         failed = d
-                        self._cond.notify_all()
-                    else:
-                        to_send, resend = d, d.seq is not None
+                    to_send, resend = d, d.seq is not None
                 elif d is None and usable and self._queue:
                     to_send = self._queue.popleft()
                     self._outstanding = to_send
@@ -569,11 +583,10 @@ class SerialLink:
                     and now - self._last_rx > self._rx_timeout
                 ):
                     went_offline = True
-                    self._last_accepted = None
                 wait = 0.05
-                if self._outstanding is not None and to_send is None and failed is None:
+                if self._outstanding is not None and to_send is None:
                     wait = max(0.0, min(wait, self._outstanding.deadline - now))
-                if to_send is None and failed is None and not went_offline:
+                if to_send is None and not went_offline:
                     self._cond.wait(wait)
                     continue
             if failed is not None:
@@ -584,7 +597,9 @@ class SerialLink:
                     if failed.seq is not None
                     else f"could not send {failed.type}"
                 )
-                failed._finish(False, reason)
+                failed.error = reason
+                log.warning("%s: %s; still resending every %.1f s", self.name, reason,
+                            self._down_retry)
                 self._set_status(tx_ok=False, reason=reason)
             if went_offline:
                 self._set_status(
@@ -599,4 +614,7 @@ class SerialLink:
                         to_send.seq = seq
                         to_send.attempts += 1
                         self._count("resends" if resend else "frames_sent")
-                    to_send.deadline = time.monotonic() + self._resend_after
+                    overdue = to_send.attempts > self._max_resends
+                    to_send.deadline = time.monotonic() + (
+                        self._down_retry if overdue else self._resend_after
+                    )
