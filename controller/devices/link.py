@@ -15,7 +15,10 @@ One :class:`SerialLink` per device stream. It owns two threads:
   heartbeats: 2.25 s by default on the controller side). A frame whose resends ran out is not
   dropped: it stays first in line and is resent every ``down_retry_interval`` (1 s) with the
   same SEQ, so nothing is lost and nothing is acted on twice; the link is reported up again
-  when it is acknowledged.
+  when it is acknowledged. The receiver's last accepted SEQ survives reconnects (a frame resent
+  after a replug is still suppressed); the one exception is a ``HELLO`` as the first frame on a
+  newly opened port: it starts a new device session (a device that rebooted may begin again at
+  0001), so it is accepted even if its SEQ equals the last one of the old session.
 
 Public interface::
 
@@ -219,6 +222,7 @@ class SerialLink:
         self._port: Port | None = None
         self._tx_seq = 1
         self._last_accepted: int | None = None
+        self._fresh_port = False  # no frame accepted yet since the port was (re)opened
         self._silent = False
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -384,6 +388,7 @@ class SerialLink:
         with self._cond:
             self._port = port
             self._parser.reset()
+            self._fresh_port = True
             d = self._outstanding
             if d is not None:
                 d.deadline = time.monotonic()  # resend at once on the new connection
@@ -504,7 +509,9 @@ class SerialLink:
             return
         self._write("ACK", (f"{frame.seq:04d}",))
         self._count("acks_sent")
-        if frame.seq == self._last_accepted:
+        fresh, self._fresh_port = self._fresh_port, False
+        new_session = fresh and frame.type == "HELLO"
+        if frame.seq == self._last_accepted and not new_session:
             self._count("duplicates")
             return
         self._last_accepted = frame.seq

@@ -104,7 +104,9 @@ class PtyPort:
     unplugged USB adapter.
     """
 
-    def __init__(self, read_timeout: float = DEFAULT_READ_TIMEOUT) -> None:
+    def __init__(
+        self, read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = 0.5
+    ) -> None:
         self._master, self._slave = os.openpty()
         tty.setraw(self._master)
         tty.setraw(self._slave)
@@ -112,7 +114,9 @@ class PtyPort:
         self.slave_path = os.ttyname(self._slave)
         self.name = f"pty master for {self.slave_path}"
         self._timeout = read_timeout
+        self._write_timeout = write_timeout
         self._closed = False
+        self.bytes_dropped = 0
 
     def read_some(self) -> bytes:
         if self._closed:
@@ -123,7 +127,8 @@ class PtyPort:
         if self._closed:
             raise PortClosedError(errno.EBADF, "pty closed")
         # Nobody reading the slave (no controller attached): the bytes are lost, as on a wire.
-        _write_fd(self._master, data, timeout=0.5)
+        if not _write_fd(self._master, data, self._write_timeout):
+            self.bytes_dropped += len(data)
 
     def close(self) -> None:
         if not self._closed:
