@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -176,3 +177,23 @@ def test_valid_frames_survive_any_noise_between_them(items):
         expected.append(f)
     out = [x for x in FrameParser().feed(stream) if isinstance(x, Frame)]
     assert out == expected
+
+
+_field = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 9999),
+    st.sampled_from(["HELLO", "SHUFFLE", "CARD", "ERR", "HB", "BET", "MAIN", "BUTTON", "X"]),
+    st.lists(_field, max_size=4),
+)
+def test_decoders_raise_only_protocol_errors(seq, type_, fields):
+    from controller.devices.board import BoardProtocolError, decode_board_frame
+    from controller.devices.shoe import ShoeProtocolError, decode_shoe_frame
+
+    frame = Frame(seq, type_, tuple(fields))
+    for decode, error in ((decode_shoe_frame, ShoeProtocolError),
+                          (lambda f: decode_board_frame(f, 7), BoardProtocolError)):
+        with contextlib.suppress(error):
+            decode(frame)

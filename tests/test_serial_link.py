@@ -307,3 +307,23 @@ def test_loop_url_is_accepted():
         assert all(isinstance(e, LinkStatus) for e in events)
     finally:
         shoe.close()
+
+
+def test_lock_goes_ahead_of_queued_commands(peer):
+    board = BoardClient(peer.url, rx_timeout=None)
+    board.start(require_open=True)
+    try:
+        for seat in (1, 2, 3):
+            board.light(seat, "ON", "WAGER")
+        peer.wait_for(lambda fs: any(f.type == "LIGHT" for f in fs), timeout=3)
+        lock = board.lock(True)
+        first = peer.received("LIGHT")[0]
+        assert first.fields[0] == "1"
+        peer.send("ACK", f"{first.seq:04d}")
+        peer.wait_for(lambda fs: any(f.type == "LOCK" for f in fs), timeout=3)
+        order = [f.type + (f.fields[0] if f.type == "LIGHT" else "") for f in peer.received()]
+        assert order[: order.index("LOCK") + 1] == ["LIGHT1"] * order.count("LIGHT1") + ["LOCK"]
+        peer.send("ACK", f"{peer.received('LOCK')[0].seq:04d}")
+        assert lock.wait(2.0)
+    finally:
+        board.close()

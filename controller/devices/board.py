@@ -171,8 +171,8 @@ class BoardClient:
     # commands ----------------------------------------------------------------
 
     def lock(self, on: bool) -> Delivery:
-        """LOCK ON / OFF: lock the progressive bet sensors."""
-        return self.link.send("LOCK", "ON" if on else "OFF")
+        """LOCK ON / OFF: lock the progressive bet sensors. Goes ahead of queued commands."""
+        return self.link.send("LOCK", "ON" if on else "OFF", urgent=True)
 
     def light(self, seat: int, state: str, label: str = "") -> Delivery:
         """Seat light ``ON``, ``OFF`` or ``BLINK`` with a label shown beside it (may be empty)."""

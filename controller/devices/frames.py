@@ -153,12 +153,14 @@ class FrameParser:
             stx = buf.find(_STX_B, pos + 1, etx if etx >= 0 else limit)
             if stx >= 0:
                 out.append(FrameError("cut short by STX", _readable_seq(bytes(buf[pos + 1 : stx]))))
+                self.errors += 1
                 pos = stx
                 continue
             if etx < 0:
                 if limit - pos >= MAX_BODY + 2:
                     body = bytes(buf[pos + 1 : pos + 1 + MAX_BODY])
                     out.append(FrameError("body too long", _readable_seq(body)))
+                    self.errors += 1
                     pos += 1  # the rest is discarded as noise up to the next STX
                     continue
                 break  # need more bytes
@@ -167,6 +169,7 @@ class FrameParser:
             body = bytes(buf[pos + 1 : etx])
             if trailer_stx >= 0:
                 out.append(FrameError("cut short by STX", _readable_seq(body)))
+                self.errors += 1
                 pos = trailer_stx
                 continue
             if end > n:

@@ -99,7 +99,7 @@ class LinkStats:
     naks_received: int = 0
     frames_sent: int = 0
     resends: int = 0
-    send_failures: int = 0
+    send_failures: int = 0  # frames resent max_resends times unacknowledged, or dropped
     link_downs: int = 0
     port_opens: int = 0
     port_losses: int = 0
@@ -279,8 +279,12 @@ class SerialLink:
             self._close_port(port)
         self._set_status(port_open=False, reason="link closed")
 
-    def send(self, type_: str, *fields: str) -> Delivery:
-        """Queue a frame for reliable delivery (validated now: FrameEncodeError if bad)."""
+    def send(self, type_: str, *fields: str, urgent: bool = False) -> Delivery:
+        """Queue a frame for reliable delivery (validated now: FrameEncodeError if bad).
+
+        ``urgent`` puts it at the head of the queue (behind only the one frame already awaiting
+        its ACK): the board's LOCK ON uses it.
+        """
         encode_frame(0, type_, *fields)  # validate before queueing
         d = Delivery(type_, tuple(fields))
         dropped: Delivery | None = None
@@ -290,7 +294,10 @@ class SerialLink:
                 return d
             if len(self._queue) >= self._max_queue:
                 dropped = self._queue.popleft()
-            self._queue.append(d)
+            if urgent:
+                self._queue.appendleft(d)
+            else:
+                self._queue.append(d)
             self._cond.notify_all()
         if dropped is not None:
             self._count("send_failures")
