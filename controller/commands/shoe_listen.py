@@ -71,8 +71,12 @@ def event_record(event: ShoeEvent) -> dict[str, object]:
 def event_line(event: ShoeEvent) -> str:
     r = event_record(event)
     rest = " ".join(str(v) for k, v in r.items() if k not in ("seq", "type"))
-    hold = " (round held)" if isinstance(event, ShoeError) and event.holds_round else ""
-    return f"{event.seq:04d} {r['type']} {rest}{hold}"
+    note = ""
+    if isinstance(event, ShoeError) and event.holds_round:
+        note = " (round held)"
+    elif isinstance(event, CardDrawn) and event.burn:
+        note = " (burn card)"
+    return f"{event.seq:04d} {r['type']} {rest}{note}"
 
 
 def run(args: argparse.Namespace) -> int:
