@@ -19,6 +19,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.table",
     "controller.commands.books",
     "controller.commands.users",
+    "controller.commands.shoe_listen",
+    "controller.commands.sims",
 )
 
 
