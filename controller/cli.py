@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.users",
     "controller.commands.shoe_listen",
     "controller.commands.sims",
+    "controller.commands.demo",
 )
 
 

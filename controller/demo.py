@@ -1,0 +1,305 @@
+"""The whole table on simulated devices: what ``monster-match demo`` runs.
+
+Real parts: the controller and its SQLite store, the serial link (the shoe and the table board
+are simulators on pseudo-terminals speaking the protocol's bytes; the controller opens them like
+USB adapters), the vision model reading procedurally drawn camera frames, the web sign and
+consoles. Simulated parts: the players (sensors), the dealer's and floorperson's hands (their
+actions go through real signed-in sessions), the cards (a shuffled Spanish shoe).
+
+Each round: bets open -> players' MAIN and BET sensors -> the dealer presses lock-out (board
+button) -> chip count (dealer session) -> the Dynamic Pays draw -> the shoe deals -> the camera
+reads the layout and is cross-checked against the shoe -> the dealer presses REVEAL -> lights ->
+the dealer confirms and a floorperson validates each win -> the round closes.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.auth import Actor, Role
+from controller.config import TableConfig
+from controller.devices.sim import BoardSimulator, ShoeSimulator, random_shoe
+from controller.fusion import cross_check
+from controller.rounds import IllegalEvent, Round, State
+from controller.service import TableService
+from controller.storage import Store
+from controller.table_devices import TableDevices
+from controller.web.app import create_app
+from controller.web.server import WebServer
+
+log = logging.getLogger(__name__)
+CUT_CARD_LEFT = 80
+CAMERA = Actor("camera", Role.ADMINISTRATOR)
+
+
+@dataclass
+class DemoOptions:
+    db: str
+    rounds: int | None = None  # None: until stopped
+    pace: float = 0.3  # seconds between the dealer's steps (for people watching)
+    seed: int | None = None
+    host: str = "127.0.0.1"
+    port: int = 0
+    camera: bool = True
+    mismatch_rate: float = 0.03
+    frames_dir: Path | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+class TimeoutWaiting(RuntimeError):
+    pass
+
+
+class Demo:
+    def __init__(self, cfg: TableConfig, opts: DemoOptions,
+                 say: Callable[[str], None] = print) -> None:
+        self.cfg = cfg
+        self.opts = opts
+        self.say = say
+        # Unseeded, each run plays different players and cards.
+        self.seed = opts.seed if opts.seed is not None else secrets.randbits(32)
+        self.rng = random.Random(self.seed)
+        self.store = Store(opts.db)
+        self.frames_dir = opts.frames_dir or Path(opts.db).with_suffix(".frames")
+        self.svc = TableService(self.store, cfg)
+        self.camera = None
+        if opts.camera:
+            from controller.camera import SimulatedCamera  # loads the vision model
+
+            self.camera = SimulatedCamera(self.frames_dir, seed=self.rng.getrandbits(32))
+        self._shoe_cards = random_shoe(cfg.table.decks, self.rng.getrandbits(32))
+        self._hits: dict[int, int] = {}  # position of a later card -> the seat it went to
+        self.camera_ms: list[float] = []
+
+    # -- set-up -------------------------------------------------------------------------------
+    def start(self) -> dict[str, str]:
+        tag = secrets.token_hex(2)
+        self.credentials: dict[str, tuple[str, str]] = {}
+        actors = {}
+        for role in (Role.DEALER, Role.FLOORPERSON, Role.SURVEILLANCE):
+            name, password = f"demo-{role.value}-{tag}", secrets.token_urlsafe(9)
+            self.svc.auth.add_user(name, role, password, by="demo")
+            self.credentials[role.value] = (name, password)
+            actors[role] = self.svc.actor(self.svc.auth.login(name, password))
+        self.dealer: Actor = actors[Role.DEALER]
+        self.floor: Actor = actors[Role.FLOORPERSON]
+        self.shoe_sim = ShoeSimulator("pty", cards=[], decks=self.cfg.table.decks,
+                                      shuffle=True, linger=10**9)
+        self.board_sim = BoardSimulator("pty", seats=self.cfg.table.seats)
+        self.shoe_sim.start()
+        self.board_sim.start()
+        self.devices = TableDevices(self.svc, self.shoe_sim.url, self.board_sim.url)
+        self.devices.start()
+        self.web = WebServer(create_app(self.svc, self.frames_dir), self.opts.host,
+                             self.opts.port)
+        url = self.web.start()
+        self._wait(lambda: self.shoe_sim.done or self.store.get_meta("burn_pending") == "1",
+                   "the shoe's SHUFFLE", 10)
+        return {"sign": f"{url}/sign", "dealer": f"{url}/dealer", "floor": f"{url}/floor",
+                "surveillance": f"{url}/surveillance", "shoe": self.shoe_sim.url,
+                "board": self.board_sim.url, "db": self.opts.db}
+
+    def close(self) -> None:
+        for part in ("devices", "shoe_sim", "board_sim"):
+            obj = getattr(self, part, None)
+            if obj is not None:
+                obj.close()
+        if getattr(self, "web", None) is not None:
+            self.web.stop()
+        self.store.close()
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _wait(self, cond: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not cond():
+            if time.monotonic() > deadline:
+                raise TimeoutWaiting(f"timed out waiting for {what}")
+            time.sleep(0.01)
+
+    def _pause(self) -> None:
+        if self.opts.pace:
+            self.opts.stop.wait(self.opts.pace)
+
+    def _current(self) -> Round | None:
+        return self.svc.call(self.svc.table.current)
+
+    def _deal_one(self) -> None:
+        if len(self._shoe_cards) == 0:
+            raise TimeoutWaiting("the simulated shoe is empty")
+        card = self._shoe_cards.pop(0)
+        before = self.store.db.execute("SELECT COUNT(*) FROM cards").fetchone()[0]
+        burn = self.store.get_meta("burn_pending") == "1"
+        if not self.shoe_sim.deliver("CARD", card.code, str(self.shoe_sim.millis())):
+            raise TimeoutWaiting("the shoe simulator stopped")
+        if burn:
+            self._wait(lambda: self.store.get_meta("burn_pending") == "0", "the burn card")
+        else:
+            self._wait(lambda: self.store.db.execute("SELECT COUNT(*) FROM cards").fetchone()[0]
+                       > before or self._current() is None
+                       or self._current().state is State.HELD, "the card to be recorded")
+
+    def _new_shoe_if_low(self) -> None:
+        if len(self._shoe_cards) < CUT_CARD_LEFT:
+            self._shoe_cards = random_shoe(self.cfg.table.decks, self.rng.getrandbits(32))
+            self.shoe_sim.deliver("SHUFFLE", str(self.cfg.table.decks))
+            self._wait(lambda: self.store.get_meta("burn_pending") == "1", "the new shoe")
+
+    def layout(self, rnd: Round, hole_up: bool) -> dict[str, list[str]]:
+        """What lies on the table: each area's cards in dealing order (hole card face down
+        until revealed)."""
+        out: dict[str, list[str]] = {}
+        for c in rnd.cards:
+            spot = c["spot"]
+            if spot in ("burn",):
+                continue
+            if spot == "extra":
+                seat = self._hits.get(c["position"])
+                if seat is None:
+                    continue
+                area = f"seat{seat}"
+            else:
+                area = spot.split(":")[0]
+            code = c["code"] if (spot != "dealer:hole" or hole_up) else "XX"
+            out.setdefault(area, []).append(code)
+        return out
+
+    def camera_check(self, rnd: Round, hole_up: bool) -> None:
+        if self.camera is None:
+            return
+        name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
+        read = self.camera.capture(self.layout(rnd, hole_up), name)
+        self.camera_ms.append(read.elapsed_ms)
+        visible = [c for c in rnd.cards if hole_up or c["spot"] != "dealer:hole"]
+        result = cross_check(visible, read.cards, self.cfg.shoe)
+
+        def record() -> None:
+            table = self.svc.table
+            table.record_camera(rnd.id, {p: code for p, code in result.camera_by_position.items()
+                                         if code is not None})
+            if read.frame_name:
+                table.add_frame(rnd.id, read.frame_name)
+            if not result.problems:
+                return
+            current = table.current()
+            if current is not None and current.id == rnd.id:
+                table.hold("; ".join(result.problems), CAMERA)
+            else:  # the round closed meanwhile: surveillance gets the alert in the record
+                with self.store.transaction():
+                    self.store.append_audit(rnd.id, str(CAMERA), "camera_alert",
+                                            {"problems": result.problems})
+        self.svc.call(record)
+        if result.problems:
+            self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")
+
+    # -- the dealer's loop --------------------------------------------------------------------
+    def run(self) -> int:
+        played = 0
+        last_closed = self.svc.call(self.svc.table.rounds_completed)
+        if (rnd := self._current()) is not None and rnd.state is State.BETS_OPEN:
+            self.devices.open_bets()
+        while not self.opts.stop.is_set():
+            done = self.svc.call(self.svc.table.rounds_completed)
+            if done != last_closed:
+                played += done - last_closed
+                last_closed = done
+                self._report_round(done)
+            if self.opts.rounds is not None and played >= self.opts.rounds:
+                break
+            try:
+                self.step()
+            except IllegalEvent as exc:
+                log.info("demo step refused: %s", exc)
+                time.sleep(0.05)
+        return played
+
+    def _report_round(self, done: int) -> None:
+        row = self.store.db.execute("SELECT id FROM rounds WHERE state='closed' ORDER BY id DESC "
+                                    "LIMIT 1").fetchone()
+        rnd = self.svc.call(self.svc.table.round, row[0])
+        wins = ", ".join(f"seat {r['seat']} {r['hand']} ${int(r['amount']) / 100:,.2f}"
+                         for r in rnd.results) or "no wins"
+        draw = "; ".join(rnd.draw.describe()) if rnd.draw else "void"
+        self.say(f"round {rnd.id}: {len(rnd.wagers)} wagers, Dynamic Pays [{draw}], {wins}; "
+                 f"meter ${self.svc.public_view()['meter']}")
+
+    def step(self) -> None:
+        """One action of the simulated people or devices, chosen by the round's state."""
+        table = self.svc.table
+        rnd = self._current()
+        if rnd is None:
+            self._new_shoe_if_low()
+            self._pause()
+            # Players take back last round's chips before bets open again; the board's
+            # events are handled just after their ACK, hence the short settle.
+            for seat in range(1, self.cfg.table.seats + 1):
+                self.board_sim.bet(seat, False)
+            time.sleep(0.05)
+            self.svc.call(table.open_round, self.dealer)
+            self.devices.open_bets()
+            for seat in range(1, self.cfg.table.seats + 1):
+                self.devices.board.light(seat, "OFF", "")
+            self._hits.clear()
+            return
+        rng = random.Random(f"{self.seed}:{rnd.id}")
+        seats = self.cfg.table.seats
+        players = sorted(rng.sample(range(1, seats + 1), rng.randint(1, seats)))
+        wagering = {s for s in players if rng.random() < 0.7}
+        state = rnd.state
+        if state is State.BETS_OPEN:
+            for seat in range(1, seats + 1):
+                self.board_sim.main(seat, seat in players)
+            for seat in sorted(wagering):
+                self.board_sim.bet(seat, True)
+            self._wait(lambda: set(self._current().wagers) >= wagering, "the wagers", 5)
+            self._pause()
+            self.board_sim.press("LOCKOUT")
+            self._wait(lambda: self._current().state is not State.BETS_OPEN, "the lock-out")
+        elif state is State.LOCKED:
+            self._pause()
+            wrong = rng.random() < self.opts.mismatch_rate
+            self.svc.call(table.chip_count, len(rnd.wagers) + (1 if wrong else 0), self.dealer)
+        elif state is State.HELD:
+            self.opts.stop.wait(max(self.opts.pace * 4, 0.2))  # the floorperson walks over
+            self.svc.call(table.resolve, self.floor, "continue",
+                          f"demo floorperson checked the layout: {rnd.hold_reason}")
+        elif state is State.DRAWN or (state is State.DEALING and not rnd.hole_dealt):
+            if not rnd.cards:
+                self._pause()
+            self._deal_one()
+        elif state is State.DEALING:
+            hits = sum(1 for c in rnd.cards if c["spot"] == "extra")
+            if hits < rng.randint(0, 3) and rnd.dealt_in:
+                self._hits[len(rnd.cards)] = rng.choice(rnd.dealt_in)
+                self._deal_one()
+                return
+            if not rnd.data.get("frames"):
+                self.camera_check(rnd, hole_up=False)
+                if self._current().state is State.HELD:
+                    return
+            self._pause()
+            self.board_sim.press("REVEAL")
+            self._wait(lambda: self._current() is None
+                       or self._current().state is not State.DEALING, "the reveal")
+            self.camera_check(self.svc.call(table.round, rnd.id), hole_up=True)
+        elif state is State.FLAGGED:
+            self._pause()
+            for r in rnd.results:
+                if not r["confirmed_by"]:
+                    self.svc.call(table.confirm_win, r["seat"], self.dealer)
+                elif not r["validated_by"]:
+                    self.svc.call(table.validate_win, r["seat"], self.floor)
+                elif r["source"] == "meter" and not r["paid_at"]:
+                    self.svc.call(table.document_jackpot, r["seat"],
+                                  f"JP-{rnd.id:06d}-{r['seat']}", self.floor)
+                else:
+                    continue
+                return
+        else:
+            self.svc.call(table.advance)
