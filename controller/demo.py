@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.auth import Actor, Role
 from controller.config import TableConfig
@@ -50,6 +51,7 @@ class DemoOptions:
     camera: bool = True
     mismatch_rate: float = 0.03
     frames_dir: Path | None = None
+    on_board_command: Callable[[Any], None] | None = None  # frames the board receives
     stop: threading.Event = field(default_factory=threading.Event)
 
 
@@ -92,7 +94,8 @@ class Demo:
         self.floor: Actor = actors[Role.FLOORPERSON]
         self.shoe_sim = ShoeSimulator("pty", cards=[], decks=self.cfg.table.decks,
                                       shuffle=True, linger=10**9)
-        self.board_sim = BoardSimulator("pty", seats=self.cfg.table.seats)
+        self.board_sim = BoardSimulator("pty", seats=self.cfg.table.seats,
+                                        on_command=self.opts.on_board_command)
         self.shoe_sim.start()
         self.board_sim.start()
         self.devices = TableDevices(self.svc, self.shoe_sim.url, self.board_sim.url)

@@ -129,7 +129,10 @@ class TableDevices:
             raise
 
     def _link(self, what: str, status: LinkStatus) -> None:
-        log.warning("%s %s: %s", what, "online" if status.online else "offline", status.reason)
+        if status.online:
+            log.info("%s online: %s", what, status.reason)
+        else:
+            log.warning("%s offline: %s", what, status.reason)
         if not status.online:
             self._hold_if_open(f"{what} offline: {status.reason}", only_in_play=True)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ REVEALED = (State.REVEALED, State.EVALUATED, State.FLAGGED, State.PAID, State.CL
 
 def create_app(service: TableService, frames_dir: Path | None = None) -> Starlette:
     svc = service
+    stopping = threading.Event()  # set by WebServer.stop: live streams end
 
     def token(request: Request) -> str | None:
         return request.cookies.get(COOKIE)
@@ -77,12 +79,16 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
                 while True:
                     yield f"data: {json.dumps(sign_view(svc))}\n\n"
                     event.clear()
-                    try:
-                        await asyncio.wait_for(event.wait(), timeout=15)
-                    except TimeoutError:
-                        yield ": keep-alive\n\n"
-                    if await request.is_disconnected():
+                    waited = 0.0
+                    while not event.is_set() and waited < 15 and not stopping.is_set():
+                        try:  # short waits so a server shutdown ends the stream promptly
+                            await asyncio.wait_for(event.wait(), timeout=0.5)
+                        except TimeoutError:
+                            waited += 0.5
+                    if stopping.is_set() or await request.is_disconnected():
                         return
+                    if not event.is_set():
+                        yield ": keep-alive\n\n"
             finally:
                 svc.unwatch(event)
 
@@ -192,7 +198,9 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
         Route("/frames/{name}", frame),
         Route("/api/action/{name}", action, methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.stopping = stopping
+    return app
 
 
 def _record_refusal(svc: TableService, tok: str | None, action: str, reason: str) -> None:

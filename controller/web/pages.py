@@ -92,14 +92,15 @@ function render(v) {
   for (let s = 1; s <= v.seats; s++) {
     const w = wins[s]; const box = el('div', 'seat' + (w ? (w.source === 'meter' ? ' blink' : ' on') : ''));
     box.id = 'seat-' + s;
-    box.append(el('div', 'num', String(s)), el('div', 'label', w ? w.label : ''));
+    const wagered = r && r.wagers.includes(s);
+    box.append(el('div', 'num', String(s)), el('div', 'label', w ? w.label : (wagered ? 'IN' : '')));
     if (w) box.append(el('div', 'label', w.paid ? 'PAID $' + w.amount :
                                         'awaiting validation'));
     seats.append(box);
   }
   let status = '';
   if (r) status = r.held ? 'Round ' + r.id + ' held: floorperson called' :
-                  'Round ' + r.id + ': ' + r.state.replace('_', ' ');
+                  'Round ' + r.id + ': ' + r.state.replaceAll('_', ' ');
   document.getElementById('status').textContent = status;
   document.body.dataset.version = v.version;
 }

@@ -18,6 +18,7 @@ class WebServer:
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)
         self.host = host
+        self.app = app
 
     def start(self, timeout: float = 10.0) -> str:
         self.thread.start()
@@ -31,5 +32,8 @@ class WebServer:
         return self.url
 
     def stop(self) -> None:
+        stopping = getattr(self.app.state, "stopping", None)
+        if stopping is not None:
+            stopping.set()
         self.server.should_exit = True
         self.thread.join(timeout=5)
