@@ -425,8 +425,18 @@ class SerialLink:
         except Exception:  # closing a vanished device may fail in many ways
             log.debug("%s: error closing port", self.name, exc_info=True)
 
-    def _write(self, type_: str, fields: tuple[str, ...], seq: int | None = None) -> int | None:
-        """Write one frame now (a new SEQ unless ``seq`` is given); None if no port/silent."""
+    def _write(
+        self,
+        type_: str,
+        fields: tuple[str, ...],
+        seq: int | None = None,
+        delivery: Delivery | None = None,
+    ) -> int | None:
+        """Write one frame now (a new SEQ unless ``seq`` is given); None if no port/silent.
+
+        For a frame awaiting its ACK, ``delivery.seq`` is recorded *before* the bytes go out:
+        the peer may answer at once, and the reader matches its ACK against ``delivery.seq``.
+        """
         failed: tuple[Port, Exception] | None = None
         with self._write_lock:
             port = self._port
@@ -435,6 +445,9 @@ class SerialLink:
             if seq is None:
                 seq = self._tx_seq
                 self._tx_seq = next_seq(seq)
+            if delivery is not None and delivery.seq != seq:
+                with self._cond:  # lock order: _write_lock, then _cond (never the reverse)
+                    delivery.seq = seq
             data = encode_frame(seq, type_, *fields)
             if self._faults is not None:
                 data = self._mangle(data)
@@ -571,14 +584,8 @@ class SerialLink:
                 now = time.monotonic()
                 usable = self._port is not None and not self._silent
                 d = self._outstanding
-                if d is not None and usable and now >= d.deadline:
-                    if d.attempts > self._max_resends and not d.overdue:
-                        d.overdue = True
-                        failed = d
-                    to_send, resend = d, d.seq is not None
-                elif d is None and usable and self._queue:
-                    to_send = self._queue.popleft()
-                    self._outstanding = to_send
+                # A heartbeat due now is queued first, so that it can go out in this pass
+                # rather than on the next wake-up.
                 if (
                     self._hb_interval is not None
                     and usable
@@ -590,6 +597,14 @@ class SerialLink:
                     )
                     if not hb_pending:
                         self._queue.append(Delivery("HB", ()))
+                if d is not None and usable and now >= d.deadline:
+                    if d.attempts > self._max_resends and not d.overdue:
+                        d.overdue = True
+                        failed = d
+                    to_send, resend = d, d.attempts > 0
+                elif d is None and usable and self._queue:
+                    to_send = self._queue.popleft()
+                    self._outstanding = to_send
                 if (
                     self._rx_timeout is not None
                     and self._rx_alive
@@ -622,7 +637,7 @@ class SerialLink:
             if to_send is not None:
                 if to_send.type == "HB" and to_send.seq is None:
                     to_send.fields = self._hb_fields()
-                seq = self._write(to_send.type, to_send.fields, to_send.seq)
+                seq = self._write(to_send.type, to_send.fields, to_send.seq, to_send)
                 with self._cond:
                     if seq is not None:
                         to_send.seq = seq
