@@ -143,7 +143,10 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
             svc.actor(token(request), *CONSOLE_ROLES["surveillance"])
         except AuthError as exc:
             return JSONResponse({"error": str(exc)}, status_code=403)
-        limit = min(int(request.query_params.get("limit", "50")), 500)
+        try:
+            limit = max(1, min(int(request.query_params.get("limit", "50")), 500))
+        except ValueError:
+            return JSONResponse({"error": "limit must be a number"}, status_code=400)
         return JSONResponse(history_view(svc, limit))
 
     async def frame(request: Request) -> Response:
