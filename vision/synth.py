@@ -59,7 +59,7 @@ def _camera(rng: np.random.Generator, size: tuple[int, int], tilt_max: float,
     rvec = ax * tilt
     rt, _ = cv2.Rodrigues(rvec)
     r = rt @ rz
-    centre = np.array([rng.normal(0, 60), rng.uniform(-130, 20), 0.0])
+    centre = np.array([rng.normal(0, 60), rng.uniform(-60, 90), 0.0])
     t = np.array([0, 0, dist]) - r @ centre
     k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
     hmat = k @ np.column_stack([r[:, 0], r[:, 1], t])
