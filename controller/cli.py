@@ -15,6 +15,8 @@ from controller import __version__
 
 COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.evaluate",
+    "controller.commands.recognize",
+    "controller.commands.vision_eval",
 )
 
 

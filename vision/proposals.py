@@ -229,6 +229,35 @@ def paired_frames(corners: list[Corner], mask: np.ndarray) -> list[IndexFrame]:
     return frames
 
 
+def _full_edges(corners: list[Corner]) -> list[tuple[float, float]]:
+    """(width, height) of cards whose corner shows both full edges to neighbouring corners.
+
+    Corner B ends corner A's edge when B lies on A's edge ray and one of B's edges points back
+    at A; a corner with both edges ended measures its card.
+    """
+    out = []
+    for a in corners:
+        ends = []
+        for ray in (a.x_axis, a.y_axis):
+            best = None
+            for b in corners:
+                if b is a or b.region != a.region:
+                    continue
+                v = b.point - a.point
+                along = float(np.dot(v, ray))
+                if along < 12 or abs(_cross(ray, v)) > 0.08 * along:
+                    continue
+                if max(float(np.dot(b.x_axis, -ray)), float(np.dot(b.y_axis, -ray))) < 0.95:
+                    continue
+                best = along if best is None else min(best, along)
+            ends.append(best)
+        if ends[0] and ends[1]:
+            short, long_ = sorted(ends)
+            if 1.15 < long_ / short < 1.9:
+                out.append((short, long_))
+    return out
+
+
 def index_frames(corners: list[Corner], longest: list[float],
                  mask: np.ndarray | None = None) -> list[IndexFrame]:
     """Candidate index-corner frames from outline corners (see module docstring)."""
@@ -236,9 +265,10 @@ def index_frames(corners: list[Corner], longest: list[float],
     if not valid:
         return []
     paired = paired_frames(corners, mask) if mask is not None else []
-    if len(paired) >= 3:
-        global_h = float(np.median([f.height for f in paired]))
-        aspect = float(np.median([f.height / f.width for f in paired]))
+    sizes = [(f.width, f.height) for f in paired] + _full_edges(corners)
+    if sizes:
+        global_h = float(np.median([h for _, h in sizes]))
+        aspect = float(np.median([h / w for w, h in sizes]))
     else:
         global_h, aspect = float(np.percentile(valid, 75)), DEFAULT_ASPECT
     frames: list[IndexFrame] = []

@@ -1,0 +1,188 @@
+"""Read every card in a table frame: face-up codes with confidence, face-down cards, refusals.
+
+Pipeline: :func:`vision.proposals.propose` finds candidate index corners, each is cut to a
+canonical crop (:mod:`vision.crops`) and classified by one ONNX model (52 codes, face down,
+reject) in one reused onnxruntime session. Reads of the same card (its two index corners, or
+one corner reached twice) are merged by the card centre they imply; reads of one card that
+disagree are refused. A read below the operating threshold is reported as ``unreadable``,
+never guessed.
+
+    >>> from vision.recognize import Recognizer  # doctest: +SKIP
+    >>> Recognizer().recognize(cv2.imread("frame.jpg"))  # doctest: +SKIP
+    {"cards": [{"code": "QH", "confidence": 0.998, "center": [x, y], "corners": [...]}],
+     "face_down": [{"center": [x, y]}], "unreadable": [{"center": [x, y]}]}
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.codes import CLASSES, FACE_DOWN_INDEX
+from vision.crops import extract_crops
+from vision.proposals import IndexFrame, propose
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
+#: Reads whose implied card centres are closer than this (card widths) are the same card.
+SAME_CARD = 0.25
+#: Face-down reads closer than this (card widths) are one card.
+SAME_BACK = 0.6
+
+
+class ImageError(ValueError):
+    """A file that is missing, corrupt or not an image."""
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read a BGR image, raising :class:`ImageError` for a missing or undecodable file."""
+    p = Path(path)
+    try:
+        data = np.fromfile(p, np.uint8)
+    except OSError as exc:
+        raise ImageError(f"{p}: {exc.strerror or exc}") from None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise ImageError(f"{p}: not a readable image")
+    return img
+
+
+@dataclass
+class _Read:
+    cls: int
+    prob: float
+    code_mass: float
+    frame: IndexFrame
+
+    @property
+    def center(self) -> np.ndarray:
+        f = self.frame
+        return f.point + 0.5 * (f.width * f.x_axis + f.height * f.y_axis)
+
+    def corners(self) -> np.ndarray:
+        f = self.frame
+        x, y = f.width * f.x_axis, f.height * f.y_axis
+        return np.array([f.point, f.point + x, f.point + x + y, f.point + y])
+
+
+class Recognizer:
+    """One ONNX session (single-threaded by default) reused for every frame."""
+
+    def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
+                 threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        model = Path(model)
+        if not model.exists():
+            raise FileNotFoundError(f"vision model not found: {model}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        self.session = ort.InferenceSession(str(model), opts,
+                                            providers=["CPUExecutionProvider"])
+        meta_path = model.with_suffix(".json")
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        if list(meta.get("classes", CLASSES)) != list(CLASSES):
+            raise ValueError(f"{model}: class list does not match vision.codes.CLASSES")
+        self.threshold = float(threshold if threshold is not None
+                               else meta.get("threshold", 0.9))
+
+    def classify(self, crops: np.ndarray) -> np.ndarray:
+        """Softmax probabilities ``(N, len(CLASSES))`` for canonical crops."""
+        if len(crops) == 0:
+            return np.zeros((0, len(CLASSES)), np.float32)
+        logits = self.session.run(None, {"crops": crops})[0]
+        logits = logits - logits.max(1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(1, keepdims=True)
+
+    def recognize(self, img: np.ndarray) -> dict:
+        """Cards in a BGR frame; see the module docstring for the shape of the result."""
+        t0 = time.perf_counter()
+        frames = propose(img)
+        probs = self.classify(extract_crops(img, frames))
+        reads = [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f)
+                 for p, f in zip(probs, frames, strict=True)]
+        result = self._merge(reads)
+        result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        return result
+
+    def _merge(self, reads: list[_Read]) -> dict:
+        thr = self.threshold
+        sure = sorted((r for r in reads if r.cls < 52 and r.prob >= thr),
+                      key=lambda r: -r.prob)
+        groups: list[list[_Read]] = []
+        for r in sure:
+            for g in groups:
+                if np.linalg.norm(g[0].center - r.center) < SAME_CARD * r.frame.width:
+                    g.append(r)
+                    break
+            else:
+                groups.append([r])
+        cards, unreadable = [], []
+        for g in groups:
+            best = g[0]
+            if any(r.cls != best.cls for r in g):  # one card read two ways: refuse
+                unreadable.append(best.center)
+                continue
+            cards.append({
+                "code": CLASSES[best.cls],
+                "confidence": round(best.prob, 4),
+                "center": _pt(best.center),
+                "corners": [_pt(c) for c in best.corners()],
+            })
+        card_centres = [np.array(c["center"]) for c in cards]
+
+        def near_card(p: np.ndarray, w: float, radius: float) -> bool:
+            return any(np.linalg.norm(p - c) < radius * w for c in card_centres)
+
+        backs: list[tuple[np.ndarray, float, int]] = []
+        for r in reads:
+            if r.cls != FACE_DOWN_INDEX or r.prob < 0.5:
+                continue
+            c, w = r.center, r.frame.width
+            if near_card(c, w, 0.5):
+                continue
+            for k, (bc, bw, n) in enumerate(backs):
+                if np.linalg.norm(bc - c) < SAME_BACK * w:
+                    backs[k] = ((bc * n + c) / (n + 1), bw, n + 1)
+                    break
+            else:
+                backs.append((c, w, 1))
+        doubt: list[tuple[np.ndarray, float]] = []
+        for r in reads:
+            if r.cls >= 52 or r.prob >= thr or r.code_mass < 0.5:
+                continue
+            c, w = r.center, r.frame.width
+            if near_card(c, w, 0.5) or any(np.linalg.norm(c - b[0]) < 0.5 * w for b in backs):
+                continue
+            if any(np.linalg.norm(c - d) < 0.5 * w for d, _ in doubt):
+                continue
+            doubt.append((c, w))
+        unreadable += [d for d, _ in doubt]
+        return {"cards": cards, "face_down": [{"center": _pt(b[0])} for b in backs],
+                "unreadable": [{"center": _pt(u)} for u in unreadable]}
+
+
+def _pt(p: np.ndarray) -> list[float]:
+    return [round(float(p[0]), 1), round(float(p[1]), 1)]
+
+
+_DEFAULT: Recognizer | None = None
+
+
+def recognize_image(image: str | Path | np.ndarray, recognizer: Recognizer | None = None) -> dict:
+    """Recognise one image (a path or a BGR array) with a shared default :class:`Recognizer`."""
+    global _DEFAULT
+    if recognizer is None:
+        if _DEFAULT is None:
+            _DEFAULT = Recognizer()
+        recognizer = _DEFAULT
+    img = load_image(image) if not isinstance(image, np.ndarray) else image
+    return recognizer.recognize(img)
