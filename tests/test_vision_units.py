@@ -91,3 +91,22 @@ def test_score_frame_counts_recall_misreads_and_false_positives() -> None:
     assert s.recall == 0.5 and s.misread_rate == pytest.approx(1 / 5)
     assert (s.face_down, s.face_down_found, s.face_down_false) == (1, 1, 1)
     assert s.confusions == ["TS->TC"]
+
+
+def test_calibration_maps_cards_to_their_spots() -> None:
+    from vision.calibration import TableCalibration, assign_spots
+
+    rng = np.random.default_rng(5)
+    deal = {"seat1": ["AS", "2D"], "seat4": ["KC", "9H", "3S"], "dealer": ["7D", "XX"]}
+    _, labels = render_table(deal, rng, design="proc:2:1", tilt_max=35)
+    h = np.array(labels["table_to_image"])
+    layout = np.array([[-500.0, -350.0], [500.0, -350.0], [500.0, 250.0], [-500.0, 250.0]])
+    img_pts = np.column_stack([layout, np.ones(4)]) @ h.T
+    img_pts = img_pts[:, :2] / img_pts[:, 2:]
+    cal = TableCalibration.from_points(img_pts, layout)
+    result = {"cards": [{"code": c["code"], "center": c["center"]} for c in labels["cards"]],
+              "face_down": [], "unreadable": []}
+    spots = [c["spot"] for c in assign_spots(result, cal)["cards"]]
+    assert spots == [c["spot"] for c in labels["cards"]]
+    with pytest.raises(ValueError):
+        TableCalibration.from_points(img_pts[:3], layout[:3])

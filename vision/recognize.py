@@ -46,6 +46,11 @@ def load_image(path: str | Path) -> np.ndarray:
         data = np.fromfile(p, np.uint8)
     except OSError as exc:
         raise ImageError(f"{p}: {exc.strerror or exc}") from None
+    raw = data.tobytes()
+    if raw[:2] == b"\xff\xd8" and b"\xff\xd9" not in raw[-64:]:
+        raise ImageError(f"{p}: truncated JPEG (no end-of-image marker)")
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in raw[-16:]:
+        raise ImageError(f"{p}: truncated PNG (no IEND chunk)")
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
         raise ImageError(f"{p}: not a readable image")

@@ -10,7 +10,8 @@ Labels (one dict per image, also the on-disk format of ``sample_images/*.json``)
      "cards": [{"code": "QH" | "face_down", "spot": "seat3", "center": [x, y],
                 "corners": [[x, y] x 4],   # the card's own TL, TR, BR, BL
                 "card_width_px": 61.2, "readable": true,
-                "index_visible": [1.0, 0.0]}]}   # TL and BR index regions, fraction visible
+                "index_visible": [1.0, 0.0]}],   # TL and BR index regions, fraction visible
+     "table_to_image": [[...] x 3]}   # homography from layout millimetres to image pixels
 
 A face-up card is *readable* when one of its two index regions is at least 85 % visible and
 inside the frame.
@@ -279,7 +280,8 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
             "readable": lab["code"] != "face_down" and max(vis) >= READABLE_FRACTION,
             "index_visible": vis,
         })
-    return out, {"width": size[0], "height": size[1], "design": deck.name, "cards": cards}
+    return out, {"width": size[0], "height": size[1], "design": deck.name, "cards": cards,
+                 "table_to_image": [[round(float(v), 9) for v in row] for row in hmat]}
 
 
 def _bilinear(quad: np.ndarray, uv: np.ndarray) -> np.ndarray:
