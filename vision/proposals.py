@@ -40,6 +40,8 @@ _K_SMALL = _kernel(3)
 _K_BIG = _kernel(5)
 #: Height / width of a card, used when a region does not show both edge lengths.
 DEFAULT_ASPECT = 1.45
+#: Extra corner passes with shorter arms (full-resolution pixels) for small outline steps.
+FINE_ARMS_PX: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -307,4 +309,8 @@ def propose(img: np.ndarray) -> list[IndexFrame]:
     """All candidate index-corner frames in a BGR frame."""
     mask = card_mask(img)
     corners, longest = find_corners(mask)
+    for arm in FINE_ARMS_PX:  # small steps of tightly overlapped hands
+        fine, _ = find_corners(mask, arm_px=arm)
+        corners += [c for c in fine
+                    if all(np.linalg.norm(c.point - k.point) > 3 for k in corners)]
     return index_frames(corners, longest, mask)

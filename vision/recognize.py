@@ -29,8 +29,8 @@ from vision.proposals import IndexFrame, propose
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
-#: Reads whose implied card centres are closer than this (card widths) are the same card.
-SAME_CARD = 0.25
+#: Two reads of one index corner are at most this far apart (card widths).
+SAME_INDEX = 0.22
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.6
 
@@ -122,25 +122,19 @@ class Recognizer:
         thr = self.threshold
         sure = sorted((r for r in reads if r.cls < 52 and r.prob >= thr),
                       key=lambda r: -r.prob)
-        groups: list[list[_Read]] = []
-        for r in sure:
-            for g in groups:
-                if np.linalg.norm(g[0].center - r.center) < SAME_CARD * r.frame.width:
-                    g.append(r)
-                    break
-            else:
-                groups.append([r])
+        groups = _group_same_card(sure)
         cards, unreadable = [], []
         for g in groups:
             best = g[0]
             if any(r.cls != best.cls for r in g):  # one card read two ways: refuse
                 unreadable.append(best.center)
                 continue
+            quad = _card_quad(g)
             cards.append({
                 "code": CLASSES[best.cls],
                 "confidence": round(best.prob, 4),
-                "center": _pt(best.center),
-                "corners": [_pt(c) for c in best.corners()],
+                "center": _pt(quad.mean(0)),
+                "corners": [_pt(c) for c in quad],
             })
         card_centres = [np.array(c["center"]) for c in cards]
 
@@ -173,6 +167,56 @@ class Recognizer:
         unreadable += [d for d, _ in doubt]
         return {"cards": cards, "face_down": [{"center": _pt(b[0])} for b in backs],
                 "unreadable": [{"center": _pt(u)} for u in unreadable]}
+
+
+def _same_card(a: _Read, b: _Read) -> bool:
+    """Whether two reads are of one card: the same index corner seen twice, or the card's
+    two opposite index corners (axes reversed, one a card diagonal away from the other)."""
+    fa, fb = a.frame, b.frame
+    w = min(fa.width, fb.width)
+    dot = float(np.dot(fa.x_axis, fb.x_axis))
+    d = fb.point - fa.point
+    if dot > 0.8:
+        return float(np.linalg.norm(d)) < SAME_INDEX * w
+    if dot < -0.8:
+        u = float(np.dot(d, fa.x_axis)) / fa.width
+        v = float(np.dot(d, fa.y_axis)) / fa.width
+        return 0.75 < u < 1.25 and 1.15 < v < 1.8
+    return False
+
+
+def _group_same_card(reads: list[_Read]) -> list[list[_Read]]:
+    """Connected groups of reads of one card, each sorted by confidence (highest first)."""
+    parent = list(range(len(reads)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(reads)):
+        for j in range(i + 1, len(reads)):
+            if _same_card(reads[i], reads[j]):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[_Read]] = {}
+    for i, r in enumerate(reads):
+        groups.setdefault(find(i), []).append(r)
+    return [sorted(g, key=lambda r: -r.prob) for g in groups.values()]
+
+
+def _card_quad(group: list[_Read]) -> np.ndarray:
+    """Card corners (its own TL, TR, BR, BL): from both index corners when both were read,
+    otherwise from the best read and the estimated card size."""
+    best = group[0]
+    f = best.frame
+    for other in group[1:]:
+        if float(np.dot(other.frame.x_axis, f.x_axis)) < -0.8:
+            d = other.frame.point - f.point
+            x = float(np.dot(d, f.x_axis)) * f.x_axis
+            y = float(np.dot(d, f.y_axis)) * f.y_axis
+            return np.array([f.point, f.point + x, other.frame.point, f.point + y])
+    return best.corners()
 
 
 def _pt(p: np.ndarray) -> list[float]:
