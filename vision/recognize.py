@@ -31,6 +31,8 @@ MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
 #: Two reads of one index corner are at most this far apart (card widths).
 SAME_INDEX = 0.22
+#: Two reads whose implied card centres are closer than this (card widths) are one card.
+SAME_CENTRE = 0.25
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.6
 
@@ -170,18 +172,31 @@ class Recognizer:
 
 
 def _same_card(a: _Read, b: _Read) -> bool:
-    """Whether two reads are of one card: the same index corner seen twice, or the card's
-    two opposite index corners (axes reversed, one a card diagonal away from the other)."""
+    """Whether two reads are of one card.
+
+    Whatever the codes: the same index corner seen twice (axes alike, points within
+    :data:`SAME_INDEX` card widths), or the card's two opposite index corners (axes reversed,
+    one a card diagonal away from the other, tightly). Only when the codes agree: a looser
+    diagonal, or implied card centres within :data:`SAME_CENTRE` card widths. Reads of one
+    card that disagree make the card unreadable.
+    """
     fa, fb = a.frame, b.frame
     w = min(fa.width, fb.width)
+    same_code = a.cls == b.cls
+    if same_code and float(np.linalg.norm(a.center - b.center)) < SAME_CENTRE * w:
+        return True
     dot = float(np.dot(fa.x_axis, fb.x_axis))
     d = fb.point - fa.point
     if dot > 0.8:
         return float(np.linalg.norm(d)) < SAME_INDEX * w
     if dot < -0.8:
-        u = float(np.dot(d, fa.x_axis)) / fa.width
-        v = float(np.dot(d, fa.y_axis)) / fa.width
-        return 0.75 < u < 1.25 and 1.15 < v < 1.8
+        u = float(np.dot(d, fa.x_axis)) / w
+        v = float(np.dot(d, fa.y_axis)) / w
+        if u <= 0:
+            return False
+        if 0.85 < u < 1.15 and 1.3 < v / u < 1.65:
+            return True
+        return same_code and 0.65 < u < 1.4 and 1.15 < v / u < 1.9
     return False
 
 
