@@ -231,32 +231,32 @@ def paired_frames(corners: list[Corner], mask: np.ndarray) -> list[IndexFrame]:
     return frames
 
 
-def _full_edges(corners: list[Corner]) -> list[tuple[float, float]]:
-    """(width, height) of cards whose corner shows both full edges to neighbouring corners.
+def _full_edges(corners: list[Corner]) -> list[tuple[np.ndarray, float, float]]:
+    """(corner, width, height) of cards whose corner shows both full edges to neighbours.
 
     Corner B ends corner A's edge when B lies on A's edge ray and one of B's edges points back
     at A; a corner with both edges ended measures its card.
     """
+    if len(corners) < 2:
+        return []
+    pts = np.array([c.point for c in corners])
+    axes = np.array([(c.x_axis, c.y_axis) for c in corners])  # (n, 2, 2)
+    region = np.array([c.region for c in corners])
+    v = pts[None, :, :] - pts[:, None, :]  # v[a, b] = b - a
+    same = (region[:, None] == region[None, :]) & ~np.eye(len(corners), dtype=bool)
     out = []
-    for a in corners:
-        ends = []
-        for ray in (a.x_axis, a.y_axis):
-            best = None
-            for b in corners:
-                if b is a or b.region != a.region:
-                    continue
-                v = b.point - a.point
-                along = float(np.dot(v, ray))
-                if along < 12 or abs(_cross(ray, v)) > 0.08 * along:
-                    continue
-                if max(float(np.dot(b.x_axis, -ray)), float(np.dot(b.y_axis, -ray))) < 0.95:
-                    continue
-                best = along if best is None else min(best, along)
-            ends.append(best)
-        if ends[0] and ends[1]:
-            short, long_ = sorted(ends)
-            if 1.15 < long_ / short < 1.9:
-                out.append((short, long_))
+    ends = np.full((len(corners), 2), np.inf)
+    for k in (0, 1):
+        ray = axes[:, k, :]  # (n, 2) for corner a
+        along = np.einsum("abj,aj->ab", v, ray)
+        perp = np.abs(ray[:, None, 0] * v[..., 1] - ray[:, None, 1] * v[..., 0])
+        back = np.max(np.einsum("bkj,aj->abk", axes, -ray), axis=2)
+        ok = same & (along >= 12) & (perp <= 0.08 * along) & (back >= 0.95)
+        ends[:, k] = np.where(ok, along, np.inf).min(axis=1)
+    for i in np.nonzero(np.isfinite(ends).all(axis=1))[0]:
+        short, long_ = sorted(ends[i])
+        if 1.15 < long_ / short < 1.9:
+            out.append((pts[i], float(short), float(long_)))
     return out
 
 
@@ -267,18 +267,19 @@ def index_frames(corners: list[Corner], longest: list[float],
     if not valid:
         return []
     paired = paired_frames(corners, mask) if mask is not None else []
-    sizes = [(f.width, f.height) for f in paired] + _full_edges(corners)
+    sizes = [(f.point, f.width, f.height) for f in paired] + _full_edges(corners)
     if sizes:
-        global_h = float(np.median([h for _, h in sizes]))
-        aspect = float(np.median([h / w for w, h in sizes]))
+        global_h = float(np.median([h for _, _, h in sizes]))
+        aspect = float(np.median([h / w for _, w, h in sizes]))
+        full = _full_edges(corners) or sizes  # edges between two seen corners are exact
+        at = np.array([p for p, _, _ in full])
+        wh = np.array([(w, h) for _, w, h in full])
     else:
         global_h, aspect = float(np.percentile(valid, 75)), DEFAULT_ASPECT
+        at = wh = np.zeros((0, 2))
     frames: list[IndexFrame] = []
     for c in corners:
-        h = longest[c.region]
-        if not 0.8 * global_h <= h <= 1.25 * global_h:
-            h = global_h
-        w = h / aspect
+        w, h = _local_size(c.point, at, wh, global_h, aspect)
         p, x, y = c.point, c.x_axis, c.y_axis
         if c.len_x <= 1.2 * w:  # x may run along the width: p is an index or far corner
             frames.append(IndexFrame(p, x, y, w, h, True))
@@ -290,19 +291,36 @@ def index_frames(corners: list[Corner], longest: list[float],
                    + [f for f in frames if not f.direct])
 
 
+def _local_size(p: np.ndarray, at: np.ndarray, wh: np.ndarray, global_h: float,
+                aspect: float) -> tuple[float, float]:
+    """Card (width, height) near ``p``: the median of the three nearest measurements within
+    three card heights (the scale changes across a tilted view), else the frame's median."""
+    if len(at):
+        d = np.linalg.norm(at - p, axis=1)
+        near = np.argsort(d)[:3]
+        near = near[d[near] < 3 * global_h]
+        if len(near):
+            w, h = np.median(wh[near], axis=0)
+            if 0.6 * global_h < h < 1.6 * global_h:
+                return float(w), float(h)
+    return global_h / aspect, global_h
+
+
 def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
     """Drop frames within 0.1 card widths and ~25 degrees of an earlier one (order = priority)."""
-    kept: list[IndexFrame] = []
-    for f in frames:
-        dup = False
-        for k in kept:
-            if (np.linalg.norm(f.point - k.point) < 0.1 * f.width
-                    and float(np.dot(f.x_axis, k.x_axis)) > 0.9):
-                dup = True
-                break
-        if not dup:
-            kept.append(f)
-    return kept
+    if not frames:
+        return []
+    pts = np.array([f.point for f in frames])
+    xs = np.array([f.x_axis for f in frames])
+    kept: list[int] = []
+    for i, f in enumerate(frames):
+        if kept:
+            k = np.array(kept)
+            near = np.linalg.norm(pts[k] - pts[i], axis=1) < 0.1 * f.width
+            if np.any(near & (xs[k] @ xs[i] > 0.9)):
+                continue
+        kept.append(i)
+    return [frames[i] for i in kept]
 
 
 def propose(img: np.ndarray) -> list[IndexFrame]:

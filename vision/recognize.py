@@ -112,16 +112,20 @@ class Recognizer:
     def recognize(self, img: np.ndarray) -> dict:
         """Cards in a BGR frame; see the module docstring for the shape of the result."""
         t0 = time.perf_counter()
-        frames = propose(img)
-        probs = self.classify(extract_crops(img, frames))
-        reads = [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f)
-                 for p, f in zip(probs, frames, strict=True)]
-        result = self._merge(reads)
+        result = self.merge(self.read(img))
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
 
-    def _merge(self, reads: list[_Read]) -> dict:
-        thr = self.threshold
+    def read(self, img: np.ndarray) -> list[_Read]:
+        """Every candidate index corner with its best class and probability (no threshold)."""
+        frames = propose(img)
+        probs = self.classify(extract_crops(img, frames))
+        return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f)
+                for p, f in zip(probs, frames, strict=True)]
+
+    def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
+        """Cards, face-down cards and refusals from :meth:`read`'s output."""
+        thr = self.threshold if threshold is None else threshold
         sure = sorted((r for r in reads if r.cls < 52 and r.prob >= thr),
                       key=lambda r: -r.prob)
         groups = _group_same_card(sure)
