@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("model", type=Path)
     ap.add_argument("data", type=Path, help="npz of calibration crops (x uint8, y labels)")
     ap.add_argument("--max-error", type=float, default=0.001)
-    ap.add_argument("--max-fp", type=float, default=0.05, help="false positives per frame")
+    ap.add_argument("--max-fp", type=float, default=0.1, help="false positives per frame")
     ap.add_argument("--frames", type=Path, default=None, help="labelled frames (training designs)")
     args = ap.parse_args(argv)
     from vision.recognize import Recognizer
