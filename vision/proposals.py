@@ -267,13 +267,13 @@ def index_frames(corners: list[Corner], longest: list[float],
     if not valid:
         return []
     paired = paired_frames(corners, mask) if mask is not None else []
-    sizes = [(f.point, f.width, f.height) for f in paired] + _full_edges(corners)
+    full = _full_edges(corners)  # edges between two seen corners: the surest measurements
+    sizes = full if len(full) >= 2 else [(f.point, f.width, f.height) for f in paired] + full
     if sizes:
         global_h = float(np.median([h for _, _, h in sizes]))
         aspect = float(np.median([h / w for _, w, h in sizes]))
-        full = _full_edges(corners) or sizes  # edges between two seen corners are exact
-        at = np.array([p for p, _, _ in full])
-        wh = np.array([(w, h) for _, w, h in full])
+        at = np.array([p for p, _, _ in sizes])
+        wh = np.array([(w, h) for _, w, h in sizes])
     else:
         global_h, aspect = float(np.percentile(valid, 75)), DEFAULT_ASPECT
         at = wh = np.zeros((0, 2))
@@ -294,15 +294,18 @@ def index_frames(corners: list[Corner], longest: list[float],
 def _local_size(p: np.ndarray, at: np.ndarray, wh: np.ndarray, global_h: float,
                 aspect: float) -> tuple[float, float]:
     """Card (width, height) near ``p``: the median of the three nearest measurements within
-    three card heights (the scale changes across a tilted view), else the frame's median."""
+    three card heights (the scale changes across a tilted view) that agree with the frame's
+    median size (within -25/+33 %) and aspect (within 0.15), else the frame's median."""
     if len(at):
         d = np.linalg.norm(at - p, axis=1)
         near = np.argsort(d)[:3]
         near = near[d[near] < 3 * global_h]
+        ok = (wh[near, 1] > 0.75 * global_h) & (wh[near, 1] < 1.33 * global_h)
+        ok &= np.abs(wh[near, 1] / wh[near, 0] - aspect) < 0.15
+        near = near[ok]
         if len(near):
             w, h = np.median(wh[near], axis=0)
-            if 0.6 * global_h < h < 1.6 * global_h:
-                return float(w), float(h)
+            return float(w), float(h)
     return global_h / aspect, global_h
 
 

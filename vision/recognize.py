@@ -32,9 +32,9 @@ DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
 #: Two reads of one index corner are at most this far apart (card widths).
 SAME_INDEX = 0.22
 #: Two reads whose implied card centres are closer than this (card widths) are one card.
-SAME_CENTRE = 0.25
+SAME_CENTRE = 0.45
 #: Face-down reads closer than this (card widths) are one card.
-SAME_BACK = 0.6
+SAME_BACK = 0.8
 
 
 class ImageError(ValueError):
@@ -70,6 +70,14 @@ class _Read:
     def center(self) -> np.ndarray:
         f = self.frame
         return f.point + 0.5 * (f.width * f.x_axis + f.height * f.y_axis)
+
+    @property
+    def back_center(self) -> np.ndarray:
+        """Card centre for a face-down read: a back has no index, so the corner may be any of
+        the four; split the difference between width and height along both axes."""
+        f = self.frame
+        half = 0.25 * (f.width + f.height)
+        return f.point + half * (f.x_axis + f.y_axis)
 
     def corners(self) -> np.ndarray:
         f = self.frame
@@ -151,7 +159,7 @@ class Recognizer:
         for r in reads:
             if r.cls != FACE_DOWN_INDEX or r.prob < 0.5:
                 continue
-            c, w = r.center, r.frame.width
+            c, w = r.back_center, r.frame.width
             if near_card(c, w, 0.5):
                 continue
             for k, (bc, bw, n) in enumerate(backs):
