@@ -16,8 +16,8 @@ index is at least 85 % visible gets the card's code; on a face-down card's corne
 ``face_down``; anything else ``reject``. Frames near an index that is 50-85 % visible, or 0.12-0.2
 card widths off, are left out as ambiguous. Two more frames per index corner are taken on the
 true corner with the proposals' typical errors (position, size +-20 %, angle), so that every
-card contributes positives. Half the reject crops are dropped. Needs ``torch`` and ``onnx`` (the ``train`` extra)
-and ``rsvg-convert`` for the aisleriot sheets.
+card contributes positives. Half the reject crops are dropped. Needs ``torch`` and ``onnx``
+(the ``train`` extra) and ``rsvg-convert`` for the aisleriot sheets.
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
                 loss.backward()
                 opt.step()
                 sched.step()
-                tot += float(loss) * len(idx)
+                tot += loss.item() * len(idx)
                 n += len(idx)
             acc = _accuracy(model, x_cal, y_cal)
             history.append({"epoch": ep, "loss": tot / n, "cal_acc": acc,
