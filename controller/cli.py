@@ -22,6 +22,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.shoe_listen",
     "controller.commands.sims",
     "controller.commands.demo",
+    "controller.commands.recognize",
+    "controller.commands.vision_eval",
 )
 
 

@@ -1,0 +1,112 @@
+"""Unit tests for the vision pieces that need no model: renderer, proposals, crops, scoring."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.codes import CARD_CODES, CLASSES, is_card_code
+from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1, crop_affine, extract_crops
+from vision.evaluate import score_frame
+from vision.proposals import IndexFrame, propose
+from vision.synth import SPOTS, render_table
+
+
+def test_label_set() -> None:
+    assert len(CARD_CODES) == 52 and len(set(CARD_CODES)) == 52
+    assert CLASSES[-2:] == ("face_down", "reject")
+    assert is_card_code("TS") and is_card_code("QH")
+    assert not is_card_code("10S") and not is_card_code("face_down")
+
+
+def test_render_table_labels_match_request() -> None:
+    rng = np.random.default_rng(0)
+    deal = {"seat2": ["AS", "TD", "7C"], "dealer": ["KH", "XX"]}
+    img, labels = render_table(deal, rng, design="proc:0:1", tilt_max=0)
+    assert img.shape == (720, 1280, 3) and img.dtype == np.uint8
+    codes = [c["code"] for c in labels["cards"]]
+    assert codes == ["AS", "TD", "7C", "KH", "face_down"]
+    for card in labels["cards"]:
+        quad = np.array(card["corners"])
+        assert quad.shape == (4, 2)
+        assert np.allclose(quad.mean(0), card["center"], atol=2.0)
+        assert 30 < card["card_width_px"] < 120
+    assert labels["cards"][-1]["readable"] is False  # face down is never "readable"
+    assert labels["cards"][2]["readable"] is True  # the top card of a hand shows its index
+
+
+def test_render_table_rejects_bad_input() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError):
+        render_table({"seat9": ["AS"]}, rng, design="proc:0:1")
+    with pytest.raises(ValueError):
+        render_table({"seat1": ["1S"]}, rng, design="proc:0:1")
+    assert "dealer" in SPOTS and "seat7" in SPOTS
+
+
+def test_proposals_find_the_index_corner_of_a_lone_card() -> None:
+    rng = np.random.default_rng(3)
+    img, labels = render_table({"seat4": ["QD"]}, rng, design="proc:1:2", tilt_max=20,
+                               clean=True)
+    card = labels["cards"][0]
+    tl, tr = np.array(card["corners"][0]), np.array(card["corners"][1])
+    x_dir = (tr - tl) / np.linalg.norm(tr - tl)
+    frames = propose(img)
+    hits = [f for f in frames if np.linalg.norm(f.point - tl) < 0.12 * card["card_width_px"]
+            and float(np.dot(f.x_axis, x_dir)) > 0.9]
+    assert hits, "no candidate frame on the card's top-left index corner"
+    assert abs(hits[0].width / card["card_width_px"] - 1) < 0.25
+
+
+def test_crop_affine_maps_the_frame_corner() -> None:
+    f = IndexFrame(np.array([100.0, 50.0]), np.array([0.0, 1.0]), np.array([-1.0, 0.0]),
+                   60.0, 84.0, True)
+    m = crop_affine(f)
+    px = m @ np.array([100.0, 50.0, 1.0])
+    # the card corner sits at card units (0, 0): crop pixel (-U0, -V0) scaled, minus half a pixel
+    assert px[0] == pytest.approx(-U0 / (U1 - U0) * CROP_W - 0.5, abs=1e-6)
+    assert px[1] == pytest.approx(-V0 / (V1 - V0) * CROP_H - 0.5, abs=1e-6)
+    crops = extract_crops(np.zeros((200, 200, 3), np.uint8), [f, f])
+    assert crops.shape == (2, 3, CROP_H, CROP_W) and crops.dtype == np.float32
+
+
+def _truth() -> dict:
+    return {"cards": [
+        {"code": "QH", "center": [100, 100], "card_width_px": 50, "readable": True},
+        {"code": "TS", "center": [300, 100], "card_width_px": 50, "readable": True},
+        {"code": "face_down", "center": [500, 100], "card_width_px": 50, "readable": False},
+    ]}
+
+
+def test_score_frame_counts_recall_misreads_and_false_positives() -> None:
+    result = {"cards": [{"code": "QH", "center": [103, 98]},   # right
+                        {"code": "TC", "center": [301, 102]},  # misread
+                        {"code": "QH", "center": [98, 101]},   # duplicate: false positive
+                        {"code": "2D", "center": [700, 400]},  # nothing there
+                        {"code": "AS", "center": [500, 100]}],  # on a face-down card
+              "face_down": [{"center": [505, 110]}, {"center": [900, 600]}],
+              "unreadable": [], "elapsed_ms": 10.0}
+    s = score_frame(result, _truth())
+    assert (s.readable, s.correct, s.misread, s.false_positive) == (2, 1, 1, 3)
+    assert s.recall == 0.5 and s.misread_rate == pytest.approx(1 / 5)
+    assert (s.face_down, s.face_down_found, s.face_down_false) == (1, 1, 1)
+    assert s.confusions == ["TS->TC"]
+
+
+def test_calibration_maps_cards_to_their_spots() -> None:
+    from vision.calibration import TableCalibration, assign_spots
+
+    rng = np.random.default_rng(5)
+    deal = {"seat1": ["AS", "2D"], "seat4": ["KC", "9H", "3S"], "dealer": ["7D", "XX"]}
+    _, labels = render_table(deal, rng, design="proc:2:1", tilt_max=35)
+    h = np.array(labels["table_to_image"])
+    layout = np.array([[-500.0, -350.0], [500.0, -350.0], [500.0, 250.0], [-500.0, 250.0]])
+    img_pts = np.column_stack([layout, np.ones(4)]) @ h.T
+    img_pts = img_pts[:, :2] / img_pts[:, 2:]
+    cal = TableCalibration.from_points(img_pts, layout)
+    result = {"cards": [{"code": c["code"], "center": c["center"]} for c in labels["cards"]],
+              "face_down": [], "unreadable": []}
+    spots = [c["spot"] for c in assign_spots(result, cal)["cards"]]
+    assert spots == [c["spot"] for c in labels["cards"]]
+    with pytest.raises(ValueError):
+        TableCalibration.from_points(img_pts[:3], layout[:3])

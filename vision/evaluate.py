@@ -1,0 +1,158 @@
+"""Score recognition against a labelled directory.
+
+Directory format: every image ``NAME.jpg`` (or ``.png``) has a label file ``NAME.json`` beside
+it, in the format written by :func:`vision.synth.render_table` (see :mod:`vision.synth`). Only
+``cards[*].code`` (a code or ``"face_down"``), ``center``, ``card_width_px`` and ``readable``
+are used.
+
+Matching: a reported card matches the nearest unmatched labelled card whose centre is within
+0.3 card widths (0.5 for face-down cards). Metrics:
+
+* **recall**: readable face-up cards reported with the right code / readable face-up cards;
+* **misread rate**: reported cards whose code is wrong for the card they sit on / reported cards;
+* **false positives**: reported cards that sit on no labelled card, or on one already matched,
+  or on a face-down card;
+* face-down recall, unreadable reports, and milliseconds per frame (median).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+MATCH_RADIUS = 0.3
+BACK_RADIUS = 0.5
+
+
+@dataclass
+class Score:
+    """Counts over a set of frames; the rates are properties."""
+
+    frames: int = 0
+    readable: int = 0
+    correct: int = 0
+    reported: int = 0
+    misread: int = 0
+    false_positive: int = 0
+    face_down: int = 0
+    face_down_found: int = 0
+    face_down_false: int = 0
+    unreadable_reports: int = 0
+    elapsed_ms: list[float] = field(default_factory=list)
+    confusions: list[str] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.readable if self.readable else 0.0
+
+    @property
+    def misread_rate(self) -> float:
+        return self.misread / self.reported if self.reported else 0.0
+
+    @property
+    def ms_median(self) -> float:
+        return float(np.median(self.elapsed_ms)) if self.elapsed_ms else 0.0
+
+    def add(self, other: Score) -> None:
+        for k, v in asdict(other).items():
+            if isinstance(v, list):
+                getattr(self, k).extend(v)
+            else:
+                setattr(self, k, getattr(self, k) + v)
+
+    def summary(self) -> dict:
+        return {
+            "frames": self.frames, "readable_cards": self.readable, "correct": self.correct,
+            "recall": round(self.recall, 5), "reported": self.reported, "misread": self.misread,
+            "misread_rate": round(self.misread_rate, 5), "false_positives": self.false_positive,
+            "face_down": self.face_down, "face_down_found": self.face_down_found,
+            "face_down_false": self.face_down_false,
+            "unreadable_reports": self.unreadable_reports,
+            "ms_per_frame_median": round(self.ms_median, 1),
+        }
+
+    def report(self) -> str:
+        s = self.summary()
+        return (f"frames {s['frames']}  readable face-up cards {s['readable_cards']}\n"
+                f"recall {100 * self.recall:.2f}% ({self.correct}/{self.readable})\n"
+                f"misread rate {100 * self.misread_rate:.3f}% ({self.misread}/{self.reported})\n"
+                f"false positives {self.false_positive}\n"
+                f"face down found {self.face_down_found}/{self.face_down}"
+                f" (false {self.face_down_false})  unreadable reports {self.unreadable_reports}\n"
+                f"ms/frame median {self.ms_median:.1f}")
+
+
+def score_frame(result: dict, labels: dict) -> Score:
+    """Score one recognition result against its labels."""
+    sc = Score(frames=1, elapsed_ms=[float(result.get("elapsed_ms", 0.0))])
+    truth = labels["cards"]
+    up = [c for c in truth if c["code"] != "face_down"]
+    down = [c for c in truth if c["code"] == "face_down"]
+    sc.readable = sum(1 for c in up if c.get("readable", True))
+    sc.face_down = len(down)
+    used: set[int] = set()
+    for card in result["cards"]:
+        sc.reported += 1
+        p = np.array(card["center"], float)
+        best, best_d = None, np.inf
+        for i, t in enumerate(truth):
+            d = np.linalg.norm(p - np.array(t["center"])) / t["card_width_px"]
+            if d < MATCH_RADIUS and d < best_d:
+                best, best_d = i, d
+        if best is None or best in used or truth[best]["code"] == "face_down":
+            sc.false_positive += 1
+            continue
+        used.add(best)
+        t = truth[best]
+        if t["code"] != card["code"]:
+            sc.misread += 1
+            sc.confusions.append(f"{t['code']}->{card['code']}")
+        elif t.get("readable", True):
+            sc.correct += 1
+    taken: set[int] = set()
+    for fd in result["face_down"]:
+        p = np.array(fd["center"], float)
+        hit = None
+        for i, t in enumerate(down):
+            if i not in taken and (np.linalg.norm(p - np.array(t["center"]))
+                                   < BACK_RADIUS * t["card_width_px"]):
+                hit = i
+                break
+        if hit is None:
+            sc.face_down_false += 1
+        else:
+            taken.add(hit)
+    sc.face_down_found = len(taken)
+    sc.unreadable_reports = len(result["unreadable"])
+    return sc
+
+
+def labelled_images(directory: Path) -> list[tuple[Path, Path]]:
+    """(image, label) pairs in ``directory``, sorted by name."""
+    pairs = []
+    for img in sorted(directory.iterdir()):
+        if img.suffix.lower() in IMAGE_SUFFIXES and img.with_suffix(".json").exists():
+            pairs.append((img, img.with_suffix(".json")))
+    return pairs
+
+
+def evaluate_dir(directory: str | Path, recognizer=None,  # noqa: ANN001
+                 progress: Iterable | None = None) -> Score:
+    """Recognise every labelled image in ``directory`` and score the lot."""
+    from vision.recognize import Recognizer, load_image
+
+    directory = Path(directory)
+    pairs = labelled_images(directory)
+    if not pairs:
+        raise FileNotFoundError(f"no labelled images (NAME.jpg + NAME.json) in {directory}")
+    rec = recognizer or Recognizer()
+    total = Score()
+    for img_path, lab_path in (progress(pairs) if progress else pairs):
+        result = rec.recognize(load_image(img_path))
+        total.add(score_frame(result, json.loads(lab_path.read_text())))
+    return total

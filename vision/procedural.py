@@ -1,0 +1,206 @@
+"""Procedurally drawn decks: fonts, index sizes, suit shapes, stock colours and backs vary.
+
+A family fixes the index font (one of OpenCV's Hershey faces); the seed draws everything else
+(stock colour, index size and placement, stroke widths, suit proportions, ink colours, pip
+and court artwork, back pattern). :data:`TRAIN_FAMILIES` are used for training and
+:data:`VAL_FAMILIES` are kept out for validation.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.codes import CARD_CODES
+from vision.designs import CARD_WIDTH, CardDesign
+
+_FONTS = (
+    (cv2.FONT_HERSHEY_SIMPLEX, False),
+    (cv2.FONT_HERSHEY_DUPLEX, False),
+    (cv2.FONT_HERSHEY_COMPLEX, False),
+    (cv2.FONT_HERSHEY_SIMPLEX, True),
+    (cv2.FONT_HERSHEY_COMPLEX, True),
+    (cv2.FONT_HERSHEY_TRIPLEX, False),
+)
+TRAIN_FAMILIES: tuple[int, ...] = (0, 1, 2, 3, 4)
+VAL_FAMILIES: tuple[int, ...] = (5,)  # Hershey triplex: never seen in training
+
+_RANK_TEXT = {"T": "10"}
+_PIP_LAYOUT: dict[str, list[tuple[float, float]]] = {
+    "2": [(0.5, 0.15), (0.5, 0.85)],
+    "3": [(0.5, 0.15), (0.5, 0.5), (0.5, 0.85)],
+    "4": [(0.25, 0.15), (0.75, 0.15), (0.25, 0.85), (0.75, 0.85)],
+    "5": [(0.25, 0.15), (0.75, 0.15), (0.5, 0.5), (0.25, 0.85), (0.75, 0.85)],
+    "6": [(0.25, 0.15), (0.75, 0.15), (0.25, 0.5), (0.75, 0.5), (0.25, 0.85), (0.75, 0.85)],
+}
+_PIP_LAYOUT["7"] = [*_PIP_LAYOUT["6"], (0.5, 0.32)]
+_PIP_LAYOUT["8"] = [*_PIP_LAYOUT["7"], (0.5, 0.68)]
+_PIP_LAYOUT["9"] = [(x, y) for x in (0.25, 0.75) for y in (0.15, 0.38, 0.62, 0.85)] + [(0.5, 0.5)]
+_PIP_LAYOUT["T"] = [(x, y) for x in (0.25, 0.75) for y in (0.15, 0.38, 0.62, 0.85)] + [
+    (0.5, 0.27), (0.5, 0.73)]
+
+
+def draw_suit(img: np.ndarray, suit: str, cx: float, cy: float, size: float,
+              color: tuple[int, ...], aspect: float = 1.0, flip: bool = False) -> None:
+    """Draw a filled suit symbol ``size`` pixels tall centred at (cx, cy); ``flip`` turns it."""
+    s = size / 2.0
+    w = s * aspect
+    sgn = -1.0 if flip else 1.0
+
+    def pt(dx: float, dy: float) -> tuple[int, int]:
+        return int(round((cx + dx * w) * 16)), int(round((cy + sgn * dy * s) * 16))
+
+    def circle(dx: float, dy: float, r: float) -> None:
+        c = pt(dx, dy)
+        cv2.circle(img, c, int(round(r * s * 16)), color, -1, cv2.LINE_AA, shift=4)
+
+    def poly(points: list[tuple[float, float]]) -> None:
+        arr = np.array([pt(x, y) for x, y in points], np.int32)
+        cv2.fillPoly(img, [arr], color, cv2.LINE_AA, shift=4)
+
+    if suit == "D":
+        poly([(0, -1), (0.75, 0), (0, 1), (-0.75, 0)])
+    elif suit == "H":
+        circle(-0.45, -0.4, 0.5)
+        circle(0.45, -0.4, 0.5)
+        poly([(-0.93, -0.25), (0.93, -0.25), (0, 1)])
+    elif suit == "S":
+        circle(-0.45, 0.25, 0.45)
+        circle(0.45, 0.25, 0.45)
+        poly([(-0.88, 0.12), (0.88, 0.12), (0, -1)])
+        poly([(0, 0.3), (0.3, 1), (-0.3, 1)])
+    else:  # clubs
+        circle(0, -0.5, 0.42)
+        circle(-0.48, 0.18, 0.42)
+        circle(0.48, 0.18, 0.42)
+        circle(0, 0.05, 0.25)
+        poly([(0, 0.2), (0.3, 1), (-0.3, 1)])
+
+
+def _draw_text(img: np.ndarray, text: str, x: float, y: float, height: float, font: int,
+               italic: bool, thick: int, squeeze: float, color: tuple[int, ...]) -> float:
+    """Draw ``text`` with its top-left at (x, y), ``height`` px tall; return its width."""
+    (tw, th), base = cv2.getTextSize(text, font, 1.0, thick)
+    scale = height / max(th, 1)
+    pad = 4 + thick
+    canvas = np.zeros((int(th * scale + base * scale + 2 * pad), int(tw * scale + 2 * pad)),
+                      np.uint8)
+    cv2.putText(canvas, text, (pad, int(th * scale) + pad), font | (cv2.FONT_ITALIC if italic
+                else 0), scale, 255, max(1, int(round(thick * scale * 0.8))), cv2.LINE_AA)
+    new_w = max(2, int(canvas.shape[1] * squeeze))
+    canvas = cv2.resize(canvas, (new_w, canvas.shape[0]), interpolation=cv2.INTER_AREA)
+    x0, y0 = int(round(x)) - pad, int(round(y)) - pad
+    h, w = canvas.shape
+    H, W = img.shape[:2]
+    xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + w, W), min(y0 + h, H)
+    if xb <= xa or yb <= ya:
+        return 0.0
+    a = canvas[ya - y0:yb - y0, xa - x0:xb - x0, None].astype(np.float32) / 255.0
+    region = img[ya:yb, xa:xb, :3].astype(np.float32)
+    img[ya:yb, xa:xb, :3] = (region * (1 - a) + np.array(color[:3], np.float32) * a).astype(
+        np.uint8)
+    return (tw * scale) * squeeze
+
+
+def _back(rng: np.random.Generator, w: int, h: int, radius: int) -> np.ndarray:
+    """A card back: border, base colour and one of a few patterns."""
+    img = np.zeros((h, w, 4), np.uint8)
+    base = tuple(int(v) for v in rng.integers(20, 200, 3))
+    ink = tuple(int(min(255, v + rng.integers(40, 120))) for v in base)
+    border = int(rng.choice([0, 0.05 * w, 0.08 * w]))
+    img[..., :3] = 245
+    img[border:h - border, border:w - border, :3] = base
+    kind = rng.integers(0, 4)
+    step = int(rng.integers(6, 16))
+    for i in range(-h, w + h, step):
+        if kind == 0:
+            cv2.line(img, (i, border), (i + h, h), ink + (255,), 2)
+            cv2.line(img, (i, h), (i + h, border), ink + (255,), 2)
+        elif kind == 1:
+            cv2.line(img, (i, 0), (i, h), ink + (255,), 3)
+        elif kind == 2:
+            for j in range(0, h, step):
+                cv2.circle(img, (i, j), step // 3, ink + (255,), -1)
+        else:
+            cv2.line(img, (i, 0), (i + h // 2, h), ink + (255,), 2)
+    img[:border] = 245
+    img[h - border:] = 245
+    img[:, :border] = 245
+    img[:, w - border:] = 245
+    img[..., 3] = _rounded_mask(w, h, radius)
+    return img
+
+
+def _rounded_mask(w: int, h: int, r: int) -> np.ndarray:
+    m = np.zeros((h, w), np.uint8)
+    cv2.rectangle(m, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(m, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(m, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    return m
+
+
+def procedural_design(family: int, seed: int) -> CardDesign:
+    """Draw a whole deck for ``family`` (index font) and ``seed`` (everything else)."""
+    rng = np.random.default_rng(seed * 1000 + family)
+    font, italic = _FONTS[family]
+    w = CARD_WIDTH
+    h = int(round(w * rng.uniform(1.38, 1.56)))
+    radius = int(w * rng.uniform(0.03, 0.09))
+    stock = np.array([255, 255, 255]) - rng.integers(0, 35, 3) * np.array(
+        [rng.uniform(0.6, 1.0), rng.uniform(0.3, 0.7), rng.uniform(0, 0.3)])
+    stock = tuple(int(v) for v in (stock if rng.random() < 0.6 else [250, 250, 250]))
+    red = (int(rng.integers(0, 60)), int(rng.integers(0, 50)), int(rng.integers(170, 240)))
+    black = tuple(int(v) for v in rng.integers(0, 50, 3))
+    rank_h = h * rng.uniform(0.085, 0.16)
+    thick = int(rng.integers(1, 4))
+    squeeze_ten = rng.uniform(0.55, 0.85)
+    idx_x = w * rng.uniform(0.035, 0.08)
+    idx_y = h * rng.uniform(0.03, 0.06)
+    suit_scale = rng.uniform(0.55, 0.9)
+    suit_aspect = rng.uniform(0.8, 1.15)
+    pip_size = h * rng.uniform(0.1, 0.15)
+    border_col = tuple(int(v) for v in rng.integers(0, 200, 3))
+    has_border = rng.random() < 0.4
+    court_cols = [tuple(int(v) for v in rng.integers(0, 256, 3)) for _ in range(4)]
+    faces: dict[str, np.ndarray] = {}
+    for code in CARD_CODES:
+        rank, suit = code[0], code[1]
+        color = red if suit in "HD" else black
+        img = np.zeros((h, w, 4), np.uint8)
+        img[..., :3] = stock
+        if has_border:
+            m = int(w * 0.025)
+            cv2.rectangle(img, (m, m), (w - 1 - m, h - 1 - m), border_col + (255,), 1)
+        # body
+        bx0, bx1, by0, by1 = 0.24 * w, 0.76 * w, 0.1 * h, 0.9 * h
+        if rank in _PIP_LAYOUT:
+            for px, py in _PIP_LAYOUT[rank]:
+                draw_suit(img, suit, bx0 + px * (bx1 - bx0), by0 + py * (by1 - by0),
+                          pip_size, color, suit_aspect, flip=py > 0.5)
+        elif rank == "A":
+            draw_suit(img, suit, w / 2, h / 2, h * rng.uniform(0.2, 0.4), color, suit_aspect)
+        else:
+            x0, y0, x1, y1 = int(0.2 * w), int(0.12 * h), int(0.8 * w), int(0.88 * h)
+            cv2.rectangle(img, (x0, y0), (x1, y1), court_cols[0] + (255,), -1)
+            crng = np.random.default_rng(hash(code) % 10000 + seed)
+            for _ in range(12):
+                c = court_cols[int(crng.integers(1, 4))] + (255,)
+                p = (int(crng.integers(x0, x1)), int(crng.integers(y0, y1)))
+                cv2.circle(img, p, int(crng.integers(3, w // 6)), c, -1)
+            cv2.rectangle(img, (x0, y0), (x1, y1), color + (255,), 2)
+            _draw_text(img, rank, w * 0.38, h * 0.35, h * 0.25, font, italic, thick + 1, 1.0,
+                       color)
+        # two indices: top-left, then the card turned round and top-left again
+        for _ in range(2):
+            text = _RANK_TEXT.get(rank, rank)
+            squeeze = squeeze_ten if len(text) == 2 else 1.0
+            tw = _draw_text(img, text, idx_x, idx_y, rank_h, font, italic, thick, squeeze, color)
+            sh = rank_h * suit_scale
+            cx = idx_x + max(tw, sh * suit_aspect) / 2
+            draw_suit(img, suit, cx, idx_y + rank_h * 1.25 + sh / 2, sh, color, suit_aspect)
+            img = np.ascontiguousarray(img[::-1, ::-1])
+        img[..., 3] = _rounded_mask(w, h, radius)
+        faces[code] = img
+    backs = [_back(rng, w, h, radius)]
+    return CardDesign(name=f"proc:{family}:{seed}", faces=faces, backs=backs)

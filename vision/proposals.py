@@ -1,0 +1,337 @@
+"""Cheap OpenCV stage: find where card index corners may be.
+
+1. :func:`card_mask` marks pixels that differ from the local felt colour (felt of any colour;
+   the felt estimate is local, so uneven light does not move the threshold), with thin printed
+   lines and text opened away.
+2. :func:`find_corners` walks the outline of every region and keeps convex, roughly
+   right-angled corners where two straight edges meet (the intersection of the edges, so
+   rounded card corners do not matter), each with its right-handed frame (x, y unit vectors
+   pointing into the card).
+3. :func:`index_frames` turns each corner into the places where a card's index corner can
+   be: the corner itself, and the corners inferred from the card size for the case that it
+   is a card's plain corner or the far corner. Index corners of cards that lie over other
+   cards (white on white) are reached through these inferred frames.
+
+Every frame is ``(point, x_axis, y_axis, width)``: the card's own top-left corner in image
+pixels, unit vectors along the card's width and height, and the card width in pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Work at this fraction of the input resolution for the mask and outlines.
+MASK_SCALE = 1.0
+#: Card stock is this much lighter than the local felt (8-bit Lab lightness) ...
+LIGHTER_THAN_FELT = 28
+#: ... and has at most this chroma (|a| + |b| in 8-bit Lab).
+MAX_CHROMA = 40
+
+
+def _kernel(full_res_px: float) -> np.ndarray:
+    k = max(3, int(round(full_res_px * MASK_SCALE)) | 1)
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+
+_K_SMALL = _kernel(3)
+_K_BIG = _kernel(5)
+#: Height / width of a card, used when a region does not show both edge lengths.
+DEFAULT_ASPECT = 1.45
+#: Extra corner passes with shorter arms (full-resolution pixels) for small outline steps.
+FINE_ARMS_PX: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class Corner:
+    """A convex right-ish corner of a region outline, in full-resolution pixels."""
+
+    point: np.ndarray  # (2,)
+    x_axis: np.ndarray  # unit vector into the card along one edge
+    y_axis: np.ndarray  # unit vector into the card along the other edge (right-handed)
+    len_x: float  # visible length of the edge along x_axis
+    len_y: float
+    region: int
+
+
+@dataclass(frozen=True)
+class IndexFrame:
+    """Where a card's top-left (index) corner may be, and the card's axes and size."""
+
+    point: np.ndarray
+    x_axis: np.ndarray
+    y_axis: np.ndarray
+    width: float
+    height: float
+    direct: bool  # the point is a corner seen on an outline, not one inferred from size
+
+
+def card_mask(img: np.ndarray) -> np.ndarray:
+    """Binary mask (at :data:`MASK_SCALE`) of card stock: pale, low-chroma and lighter than
+    the local felt. The felt lightness is estimated by a grey-level opening on a coarse grid,
+    so uneven light moves the threshold with it; thin printed lines and text are opened away.
+    """
+    small = cv2.resize(img, None, fx=MASK_SCALE, fy=MASK_SCALE, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    light = lab[..., 0]
+    chroma = cv2.add(cv2.absdiff(lab[..., 1], 128), cv2.absdiff(lab[..., 2], 128))
+    h, w = light.shape
+    grid = (max(8, img.shape[1] // 32), max(8, img.shape[0] // 32))
+    coarse = cv2.resize(light, grid, interpolation=cv2.INTER_AREA)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7))
+    felt = cv2.morphologyEx(coarse, cv2.MORPH_OPEN, kernel)
+    felt = cv2.GaussianBlur(felt, (0, 0), 1.5)
+    felt = cv2.resize(felt, (w, h), interpolation=cv2.INTER_LINEAR)
+    mask = ((cv2.subtract(light, felt) > LIGHTER_THAN_FELT) & (chroma < MAX_CHROMA)).astype(
+        np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _K_SMALL)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _K_SMALL)
+    return mask
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / max(float(np.linalg.norm(v)), 1e-9)
+
+
+def _merge_collinear(poly: np.ndarray, max_turn: float = 0.985) -> np.ndarray:
+    """Drop vertices where the outline turns by less than ~10 degrees."""
+    pts = list(poly)
+    changed = True
+    while changed and len(pts) > 3:
+        changed = False
+        for i in range(len(pts)):
+            a, b, c = pts[i - 1], pts[i], pts[(i + 1) % len(pts)]
+            if float(np.dot(_unit(b - a), _unit(c - b))) > max_turn:
+                del pts[i]
+                changed = True
+                break
+    return np.array(pts)
+
+
+def _arm_direction(pts: np.ndarray) -> np.ndarray:
+    """Unit direction of a run of contour points, ordered away from the corner."""
+    centred = pts - pts.mean(0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    d = vt[0]
+    return d if float(np.dot(pts[-1] - pts[0], d)) >= 0 else -d
+
+
+def find_corners(mask: np.ndarray, arm_px: float = 10.0,
+                 min_area_px: float = 600.0) -> tuple[list[Corner], list[float]]:
+    """Convex near-right-angle corners of every region in ``mask``, in full-resolution pixels.
+
+    A corner is a contour point where the outline turns by 55-125 degrees between the points
+    ``arm`` steps before and after it (the sharpest such point nearby). Its two edges are
+    fitted to the contour runs on either side, skipping the rounded tip, and the corner is
+    placed where the two fitted edges cross. Also returns, per region, the longest straight
+    edge (full-resolution pixels), from which the card size is estimated when no better
+    estimate exists.
+    """
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    corners: list[Corner] = []
+    longest: list[float] = []
+    inv = 1.0 / MASK_SCALE
+    arm = max(3, int(round(arm_px * MASK_SCALE / 2)))
+    tip = max(1, arm // 3)
+    min_area = min_area_px * MASK_SCALE**2
+    for ci, cnt in enumerate(contours):
+        if cv2.contourArea(cnt) < min_area or len(cnt) < 6 * arm:
+            longest.append(0.0)
+            continue
+        pts = cnt.reshape(-1, 2).astype(np.float64)
+        n = len(pts)
+        poly = _merge_collinear(cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(float))
+        longest.append(max(float(np.linalg.norm(poly[i] - poly[i - 1]))
+                           for i in range(len(poly))) * inv)
+        xs, ys = pts[:, 0], pts[:, 1]
+        orient = np.sign(np.dot(xs, np.roll(ys, -1)) - np.dot(np.roll(xs, -1), ys)) or 1.0
+        back = np.roll(pts, arm, axis=0) - pts
+        fwd = np.roll(pts, -arm, axis=0) - pts
+        nb = np.linalg.norm(back, axis=1) + 1e-9
+        nf = np.linalg.norm(fwd, axis=1) + 1e-9
+        cosang = np.sum(back * fwd, axis=1) / (nb * nf)
+        turn = -_cross(back, fwd) * orient  # > 0 where the outline turns convexly
+        score = np.where((np.abs(cosang) < 0.57) & (turn > 0), -np.abs(cosang) + 1, 0.0)
+        # keep local maxima of the score along the contour
+        win = np.max(np.stack([np.roll(score, k) for k in range(-arm, arm + 1)]), axis=0)
+        peaks = np.nonzero((score > 0) & (score >= win))[0]
+        last = -10 * arm
+        for k in peaks:
+            if k - last < arm:
+                continue
+            last = k
+            before = pts[[(k - j) % n for j in range(tip, 2 * arm + 1)]]
+            after = pts[[(k + j) % n for j in range(tip, 2 * arm + 1)]]
+            da, db = _arm_direction(before), _arm_direction(after)
+            if abs(float(np.dot(da, db))) > 0.57:
+                continue
+            mat = np.array([da, -db]).T
+            if abs(np.linalg.det(mat)) < 1e-6:
+                continue
+            t = np.linalg.solve(mat, after[0] - before[0])
+            p = before[0] + t[0] * da
+            if np.linalg.norm(p - pts[k]) > arm:
+                continue
+            ax, bx = da, db
+            if ax[0] * bx[1] - ax[1] * bx[0] < 0:
+                ax, bx = bx, ax
+            corners.append(Corner(point=(p + 0.5) * inv - 0.5, x_axis=ax, y_axis=bx,
+                                  len_x=0.0, len_y=0.0, region=ci))
+    return corners, longest
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def paired_frames(corners: list[Corner], mask: np.ndarray) -> list[IndexFrame]:
+    """Card corners where edge rays of two outline corners of one region meet at a right angle.
+
+    A card lying over another has its top-left corner inside the region (white on white), but
+    its other two neighbouring corners are usually on the outline: the card's corner is where
+    their edges, followed inwards, cross. The two distances are the card's width and height,
+    so no size estimate is needed. Only crossings that are index corners (the shorter edge
+    along the right-handed x axis) and lie on the mask are kept.
+    """
+    frames: list[IndexFrame] = []
+    h, w = mask.shape
+    by_region: dict[int, list[Corner]] = {}
+    for c in corners:
+        by_region.setdefault(c.region, []).append(c)
+    for group in by_region.values():
+        if len(group) < 2:
+            continue
+        origin = np.array([c.point for c in group for _ in (0, 1)])
+        dirs = np.array([d for c in group for d in (c.x_axis, c.y_axis)])
+        owner = np.repeat(np.arange(len(group)), 2)
+        i, j = np.triu_indices(len(origin), 1)
+        keep = owner[i] != owner[j]
+        i, j = i[keep], j[keep]
+        den = _cross(dirs[i], dirs[j])
+        ok = np.abs(den) > 0.75
+        i, j, den = i[ok], j[ok], den[ok]
+        delta = origin[j] - origin[i]
+        s = _cross(delta, dirs[j]) / den
+        t = _cross(delta, dirs[i]) / den
+        short, long_ = np.minimum(s, t), np.maximum(s, t)
+        ok = (short > 12) & (long_ / np.maximum(short, 1e-6) > 1.15) & (
+            long_ / np.maximum(short, 1e-6) < 1.9)
+        for a, b, sa, sb in zip(i[ok], j[ok], s[ok], t[ok], strict=True):
+            p = origin[a] + sa * dirs[a]
+            mx, my = int(p[0] * MASK_SCALE), int(p[1] * MASK_SCALE)
+            if not (0 <= mx < w and 0 <= my < h) or not mask[my, mx]:
+                continue
+            ea, eb = -dirs[a], -dirs[b]  # from the crossing towards each outline corner
+            if _cross(ea, eb) < 0:
+                ea, eb, sa, sb = eb, ea, sb, sa
+            if sa < sb:  # the right-handed x edge is the short one: an index corner
+                frames.append(IndexFrame(p, ea, eb, float(sa), float(sb), False))
+    return frames
+
+
+def _full_edges(corners: list[Corner]) -> list[tuple[np.ndarray, float, float]]:
+    """(corner, width, height) of cards whose corner shows both full edges to neighbours.
+
+    Corner B ends corner A's edge when B lies on A's edge ray and one of B's edges points back
+    at A; a corner with both edges ended measures its card.
+    """
+    if len(corners) < 2:
+        return []
+    pts = np.array([c.point for c in corners])
+    axes = np.array([(c.x_axis, c.y_axis) for c in corners])  # (n, 2, 2)
+    region = np.array([c.region for c in corners])
+    v = pts[None, :, :] - pts[:, None, :]  # v[a, b] = b - a
+    same = (region[:, None] == region[None, :]) & ~np.eye(len(corners), dtype=bool)
+    out = []
+    ends = np.full((len(corners), 2), np.inf)
+    for k in (0, 1):
+        ray = axes[:, k, :]  # (n, 2) for corner a
+        along = np.einsum("abj,aj->ab", v, ray)
+        perp = np.abs(ray[:, None, 0] * v[..., 1] - ray[:, None, 1] * v[..., 0])
+        back = np.max(np.einsum("bkj,aj->abk", axes, -ray), axis=2)
+        ok = same & (along >= 12) & (perp <= 0.08 * along) & (back >= 0.95)
+        ends[:, k] = np.where(ok, along, np.inf).min(axis=1)
+    for i in np.nonzero(np.isfinite(ends).all(axis=1))[0]:
+        short, long_ = sorted(ends[i])
+        if 1.15 < long_ / short < 1.9:
+            out.append((pts[i], float(short), float(long_)))
+    return out
+
+
+def index_frames(corners: list[Corner], longest: list[float],
+                 mask: np.ndarray | None = None) -> list[IndexFrame]:
+    """Candidate index-corner frames from outline corners (see module docstring)."""
+    valid = [v for v in longest if v > 0]
+    if not valid:
+        return []
+    paired = paired_frames(corners, mask) if mask is not None else []
+    full = _full_edges(corners)  # edges between two seen corners: the surest measurements
+    sizes = full if len(full) >= 2 else [(f.point, f.width, f.height) for f in paired] + full
+    if sizes:
+        global_h = float(np.median([h for _, _, h in sizes]))
+        aspect = float(np.median([h / w for _, w, h in sizes]))
+        at = np.array([p for p, _, _ in sizes])
+        wh = np.array([(w, h) for _, w, h in sizes])
+    else:
+        global_h, aspect = float(np.percentile(valid, 75)), DEFAULT_ASPECT
+        at = wh = np.zeros((0, 2))
+    frames: list[IndexFrame] = []
+    for c in corners:
+        w, h = _local_size(c.point, at, wh, global_h, aspect)
+        p, x, y = c.point, c.x_axis, c.y_axis
+        if c.len_x <= 1.2 * w:  # x may run along the width: p is an index or far corner
+            frames.append(IndexFrame(p, x, y, w, h, True))
+            frames.append(IndexFrame(p + w * x + h * y, -x, -y, w, h, False))
+        if c.len_y <= 1.2 * w:  # y may run along the width: p is a plain corner
+            frames.append(IndexFrame(p + w * y, -y, x, w, h, False))
+            frames.append(IndexFrame(p + h * x, y, -x, w, h, False))
+    return _dedupe(frames[:0] + [f for f in frames if f.direct] + paired
+                   + [f for f in frames if not f.direct])
+
+
+def _local_size(p: np.ndarray, at: np.ndarray, wh: np.ndarray, global_h: float,
+                aspect: float) -> tuple[float, float]:
+    """Card (width, height) near ``p``: the median of the three nearest measurements within
+    three card heights (the scale changes across a tilted view) that agree with the frame's
+    median size (within -25/+33 %) and aspect (within 0.15), else the frame's median."""
+    if len(at):
+        d = np.linalg.norm(at - p, axis=1)
+        near = np.argsort(d)[:3]
+        near = near[d[near] < 3 * global_h]
+        ok = (wh[near, 1] > 0.75 * global_h) & (wh[near, 1] < 1.33 * global_h)
+        ok &= np.abs(wh[near, 1] / wh[near, 0] - aspect) < 0.15
+        near = near[ok]
+        if len(near):
+            w, h = np.median(wh[near], axis=0)
+            return float(w), float(h)
+    return global_h / aspect, global_h
+
+
+def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
+    """Drop frames within 0.1 card widths and ~25 degrees of an earlier one (order = priority)."""
+    if not frames:
+        return []
+    pts = np.array([f.point for f in frames])
+    xs = np.array([f.x_axis for f in frames])
+    kept: list[int] = []
+    for i, f in enumerate(frames):
+        if kept:
+            k = np.array(kept)
+            near = np.linalg.norm(pts[k] - pts[i], axis=1) < 0.1 * f.width
+            if np.any(near & (xs[k] @ xs[i] > 0.9)):
+                continue
+        kept.append(i)
+    return [frames[i] for i in kept]
+
+
+def propose(img: np.ndarray) -> list[IndexFrame]:
+    """All candidate index-corner frames in a BGR frame."""
+    mask = card_mask(img)
+    corners, longest = find_corners(mask)
+    for arm in FINE_ARMS_PX:  # small steps of tightly overlapped hands
+        fine, _ = find_corners(mask, arm_px=arm)
+        corners += [c for c in fine
+                    if all(np.linalg.norm(c.point - k.point) > 3 for k in corners)]
+    return index_frames(corners, longest, mask)

@@ -1,0 +1,264 @@
+"""Read every card in a table frame: face-up codes with confidence, face-down cards, refusals.
+
+Pipeline: :func:`vision.proposals.propose` finds candidate index corners, each is cut to a
+canonical crop (:mod:`vision.crops`) and classified by one ONNX model (52 codes, face down,
+reject) in one reused onnxruntime session. Reads of the same card (its two index corners, or
+one corner reached twice) are merged by the card centre they imply; reads of one card that
+disagree are refused. A read below the operating threshold is reported as ``unreadable``,
+never guessed.
+
+    >>> from vision.recognize import Recognizer  # doctest: +SKIP
+    >>> Recognizer().recognize(cv2.imread("frame.jpg"))  # doctest: +SKIP
+    {"cards": [{"code": "QH", "confidence": 0.998, "center": [x, y], "corners": [...]}],
+     "face_down": [{"center": [x, y]}], "unreadable": [{"center": [x, y]}]}
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.codes import CLASSES, FACE_DOWN_INDEX
+from vision.crops import extract_crops
+from vision.proposals import IndexFrame, propose
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
+#: Two reads of one index corner are at most this far apart (card widths).
+SAME_INDEX = 0.22
+#: Two reads whose implied card centres are closer than this (card widths) are one card.
+SAME_CENTRE = 0.45
+#: Face-down reads closer than this (card widths) are one card.
+SAME_BACK = 0.8
+
+
+class ImageError(ValueError):
+    """A file that is missing, corrupt or not an image."""
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read a BGR image, raising :class:`ImageError` for a missing or undecodable file."""
+    p = Path(path)
+    try:
+        data = np.fromfile(p, np.uint8)
+    except OSError as exc:
+        raise ImageError(f"{p}: {exc.strerror or exc}") from None
+    raw = data.tobytes()
+    if raw[:2] == b"\xff\xd8" and b"\xff\xd9" not in raw[-64:]:
+        raise ImageError(f"{p}: truncated JPEG (no end-of-image marker)")
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in raw[-16:]:
+        raise ImageError(f"{p}: truncated PNG (no IEND chunk)")
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise ImageError(f"{p}: not a readable image")
+    return img
+
+
+@dataclass
+class _Read:
+    cls: int
+    prob: float
+    code_mass: float
+    frame: IndexFrame
+
+    @property
+    def center(self) -> np.ndarray:
+        f = self.frame
+        return f.point + 0.5 * (f.width * f.x_axis + f.height * f.y_axis)
+
+    @property
+    def back_center(self) -> np.ndarray:
+        """Card centre for a face-down read: a back has no index, so the corner may be any of
+        the four; split the difference between width and height along both axes."""
+        f = self.frame
+        half = 0.25 * (f.width + f.height)
+        return f.point + half * (f.x_axis + f.y_axis)
+
+    def corners(self) -> np.ndarray:
+        f = self.frame
+        x, y = f.width * f.x_axis, f.height * f.y_axis
+        return np.array([f.point, f.point + x, f.point + x + y, f.point + y])
+
+
+class Recognizer:
+    """One ONNX session (single-threaded by default) reused for every frame."""
+
+    def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
+                 threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        model = Path(model)
+        if not model.exists():
+            raise FileNotFoundError(f"vision model not found: {model}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        self.session = ort.InferenceSession(str(model), opts,
+                                            providers=["CPUExecutionProvider"])
+        meta_path = model.with_suffix(".json")
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        if list(meta.get("classes", CLASSES)) != list(CLASSES):
+            raise ValueError(f"{model}: class list does not match vision.codes.CLASSES")
+        self.threshold = float(threshold if threshold is not None
+                               else meta.get("threshold", 0.9))
+
+    def classify(self, crops: np.ndarray) -> np.ndarray:
+        """Softmax probabilities ``(N, len(CLASSES))`` for canonical crops."""
+        if len(crops) == 0:
+            return np.zeros((0, len(CLASSES)), np.float32)
+        logits = self.session.run(None, {"crops": crops})[0]
+        logits = logits - logits.max(1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(1, keepdims=True)
+
+    def recognize(self, img: np.ndarray) -> dict:
+        """Cards in a BGR frame; see the module docstring for the shape of the result."""
+        t0 = time.perf_counter()
+        result = self.merge(self.read(img))
+        result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        return result
+
+    def read(self, img: np.ndarray) -> list[_Read]:
+        """Every candidate index corner with its best class and probability (no threshold)."""
+        frames = propose(img)
+        probs = self.classify(extract_crops(img, frames))
+        return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f)
+                for p, f in zip(probs, frames, strict=True)]
+
+    def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
+        """Cards, face-down cards and refusals from :meth:`read`'s output."""
+        thr = self.threshold if threshold is None else threshold
+        sure = sorted((r for r in reads if r.cls < 52 and r.prob >= thr),
+                      key=lambda r: -r.prob)
+        groups = _group_same_card(sure)
+        cards, unreadable = [], []
+        for g in groups:
+            best = g[0]
+            if any(r.cls != best.cls for r in g):  # one card read two ways: refuse
+                unreadable.append(best.center)
+                continue
+            quad = _card_quad(g)
+            cards.append({
+                "code": CLASSES[best.cls],
+                "confidence": round(best.prob, 4),
+                "center": _pt(quad.mean(0)),
+                "corners": [_pt(c) for c in quad],
+            })
+        card_centres = [np.array(c["center"]) for c in cards]
+
+        def near_card(p: np.ndarray, w: float, radius: float) -> bool:
+            return any(np.linalg.norm(p - c) < radius * w for c in card_centres)
+
+        backs: list[tuple[np.ndarray, float, int]] = []
+        for r in reads:
+            if r.cls != FACE_DOWN_INDEX or r.prob < 0.5:
+                continue
+            c, w = r.back_center, r.frame.width
+            if near_card(c, w, 0.5):
+                continue
+            for k, (bc, bw, n) in enumerate(backs):
+                if np.linalg.norm(bc - c) < SAME_BACK * w:
+                    backs[k] = ((bc * n + c) / (n + 1), bw, n + 1)
+                    break
+            else:
+                backs.append((c, w, 1))
+        doubt: list[tuple[np.ndarray, float]] = []
+        for r in reads:
+            if r.cls >= 52 or r.prob >= thr or r.code_mass < 0.5:
+                continue
+            c, w = r.center, r.frame.width
+            if near_card(c, w, 0.5) or any(np.linalg.norm(c - b[0]) < 0.5 * w for b in backs):
+                continue
+            if any(np.linalg.norm(c - d) < 0.5 * w for d, _ in doubt):
+                continue
+            doubt.append((c, w))
+        unreadable += [d for d, _ in doubt]
+        return {"cards": cards, "face_down": [{"center": _pt(b[0])} for b in backs],
+                "unreadable": [{"center": _pt(u)} for u in unreadable]}
+
+
+def _same_card(a: _Read, b: _Read) -> bool:
+    """Whether two reads are of one card.
+
+    Whatever the codes: the same index corner seen twice (axes alike, points within
+    :data:`SAME_INDEX` card widths), or the card's two opposite index corners (axes reversed,
+    one a card diagonal away from the other, tightly). Only when the codes agree: a looser
+    diagonal, or implied card centres within :data:`SAME_CENTRE` card widths. Reads of one
+    card that disagree make the card unreadable.
+    """
+    fa, fb = a.frame, b.frame
+    w = min(fa.width, fb.width)
+    same_code = a.cls == b.cls
+    if same_code and float(np.linalg.norm(a.center - b.center)) < SAME_CENTRE * w:
+        return True
+    dot = float(np.dot(fa.x_axis, fb.x_axis))
+    d = fb.point - fa.point
+    if dot > 0.8:
+        return float(np.linalg.norm(d)) < SAME_INDEX * w
+    if dot < -0.8:
+        u = float(np.dot(d, fa.x_axis)) / w
+        v = float(np.dot(d, fa.y_axis)) / w
+        if u <= 0:
+            return False
+        if 0.85 < u < 1.15 and 1.3 < v / u < 1.65:
+            return True
+        return same_code and 0.65 < u < 1.4 and 1.15 < v / u < 1.9
+    return False
+
+
+def _group_same_card(reads: list[_Read]) -> list[list[_Read]]:
+    """Connected groups of reads of one card, each sorted by confidence (highest first)."""
+    parent = list(range(len(reads)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(reads)):
+        for j in range(i + 1, len(reads)):
+            if _same_card(reads[i], reads[j]):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[_Read]] = {}
+    for i, r in enumerate(reads):
+        groups.setdefault(find(i), []).append(r)
+    return [sorted(g, key=lambda r: -r.prob) for g in groups.values()]
+
+
+def _card_quad(group: list[_Read]) -> np.ndarray:
+    """Card corners (its own TL, TR, BR, BL): from both index corners when both were read,
+    otherwise from the best read and the estimated card size."""
+    best = group[0]
+    f = best.frame
+    for other in group[1:]:
+        if float(np.dot(other.frame.x_axis, f.x_axis)) < -0.8:
+            d = other.frame.point - f.point
+            x = float(np.dot(d, f.x_axis)) * f.x_axis
+            y = float(np.dot(d, f.y_axis)) * f.y_axis
+            return np.array([f.point, f.point + x, other.frame.point, f.point + y])
+    return best.corners()
+
+
+def _pt(p: np.ndarray) -> list[float]:
+    return [round(float(p[0]), 1), round(float(p[1]), 1)]
+
+
+_DEFAULT: Recognizer | None = None
+
+
+def recognize_image(image: str | Path | np.ndarray, recognizer: Recognizer | None = None) -> dict:
+    """Recognise one image (a path or a BGR array) with a shared default :class:`Recognizer`."""
+    global _DEFAULT
+    if recognizer is None:
+        if _DEFAULT is None:
+            _DEFAULT = Recognizer()
+        recognizer = _DEFAULT
+    img = load_image(image) if not isinstance(image, np.ndarray) else image
+    return recognizer.recognize(img)

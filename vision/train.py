@@ -1,0 +1,261 @@
+"""Train the index-corner classifier on synthetic scenes and export it to ONNX.
+
+Reproducible (seeded) and CPU-only; data first (each work directory holds its chunks and
+one calibration chunk), then training on several work directories::
+
+    python -m vision.train --work W1 --scenes 1000 --chunks 4 --seed 5 --data-only
+    python -m vision.train --work W2 --scenes 2400 --chunks 8 --seed 6 --train-from W1 \\
+        --epochs 8 --out models/cards_v1.onnx
+
+(the exact commands of the committed model are in its model card).
+
+Training data are the crops the runtime pipeline itself proposes (:mod:`vision.proposals`) on
+rendered scenes of the *training* designs only, labelled from the scene geometry: a crop whose
+frame sits on a card's index corner (within 0.12 card widths, axes within ~25 degrees) and whose
+index is at least 85 % visible gets the card's code; on a face-down card's corner,
+``face_down``; anything else ``reject``. Frames near an index that is 50-85 % visible, or 0.12-0.2
+card widths off, are left out as ambiguous. Two more frames per index corner are taken on the
+true corner with the proposals' typical errors (position, size +-20 %, angle), so that every
+card contributes positives. Half the reject crops are dropped. Needs ``torch`` and ``onnx``
+(the ``train`` extra) and ``rsvg-convert`` for the aisleriot sheets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.codes import CLASS_INDEX, CLASSES, FACE_DOWN_INDEX, REJECT_INDEX
+from vision.crops import CROP_H, CROP_W, extract_crops
+from vision.designs import TRAIN_AISLERIOT
+from vision.procedural import TRAIN_FAMILIES
+from vision.proposals import IndexFrame, propose
+from vision.synth import random_deal, render_table
+
+
+def label_frames(frames: list[IndexFrame], labels: dict) -> np.ndarray:
+    """Class index per frame (``-1`` = ambiguous, leave out), from scene labels."""
+    out = np.full(len(frames), REJECT_INDEX, np.int64)
+    cards = labels["cards"]
+    for i, f in enumerate(frames):
+        for card in cards:
+            q = np.array(card["corners"], np.float64)
+            w = card["card_width_px"]
+            if card["code"] == "face_down":
+                d = np.min(np.linalg.norm(q - f.point, axis=1))
+                inside_top = _covered(f.point + (f.x_axis + f.y_axis) * 0.1 * w, cards, card)
+                if d < 0.15 * w and not inside_top:
+                    out[i] = FACE_DOWN_INDEX
+                continue
+            for corner, (a, b, vis) in enumerate(((q[0], q[1], card["index_visible"][0]),
+                                                  (q[2], q[3], card["index_visible"][1]))):
+                del corner
+                x_dir = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+                d = float(np.linalg.norm(a - f.point))
+                aligned = float(np.dot(x_dir, f.x_axis)) > 0.9
+                if not aligned or d > 0.2 * w:
+                    continue
+                if d > 0.12 * w or 0.5 <= vis < 0.85:
+                    out[i] = -1
+                elif vis >= 0.85:
+                    out[i] = CLASS_INDEX[card["code"]]
+    return out
+
+
+def jittered_truth_frames(labels: dict, rng: np.random.Generator,
+                          per_corner: int = 2) -> list[IndexFrame]:
+    """Frames on the true index corners with the position/size/angle errors of the proposals."""
+    out = []
+    for card in labels["cards"]:
+        q = np.array(card["corners"], np.float64)
+        w = card["card_width_px"]
+        for a, b, c in ((q[0], q[1], q[3]), (q[2], q[3], q[1])):
+            x = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+            y = (c - a) / max(np.linalg.norm(c - a), 1e-9)
+            h = float(np.linalg.norm(c - a))
+            for _ in range(per_corner):
+                ang = rng.normal(0, 0.05)
+                rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+                scale = rng.uniform(0.8, 1.2)
+                p = a + rng.normal(0, 0.035, 2).clip(-0.09, 0.09) * w
+                out.append(IndexFrame(p, rot @ x, rot @ y, w * scale, h * scale, False))
+    return out
+
+
+def _covered(p: np.ndarray, cards: list[dict], card: dict) -> bool:
+    """Whether point ``p`` lies under a card dealt after ``card``."""
+    import cv2
+
+    later = cards[cards.index(card) + 1:]
+    return any(cv2.pointPolygonTest(np.array(c["corners"], np.float32),
+                                    (float(p[0]), float(p[1])), False) > 0 for c in later)
+
+
+def training_designs(rng: np.random.Generator) -> str:
+    """A random training design name (aisleriot or procedural)."""
+    if rng.random() < 0.55:
+        return str(rng.choice(TRAIN_AISLERIOT))
+    return f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
+
+
+def generate(n_scenes: int, seed: int, out: Path) -> None:
+    """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz)."""
+    from tqdm import tqdm
+
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
+        design = training_designs(rng)
+        size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
+        img, labels = render_table(random_deal(rng), rng, design=design, size=size)
+        frames = propose(img) + jittered_truth_frames(labels, rng)
+        if not frames:
+            continue
+        y = label_frames(frames, labels)
+        keep = y >= 0
+        rej = y == REJECT_INDEX
+        keep &= ~rej | (rng.random(len(y)) < 0.5)
+        if keep.any():
+            crops = extract_crops(img, [f for f, k in zip(frames, keep, strict=True) if k])
+            xs.append((crops * 255).astype(np.uint8))
+            ys.append(y[keep])
+    np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
+
+
+def build_model():  # noqa: ANN201 - torch is a training-only dependency
+    """The classifier: four conv blocks and two dense layers, ~100k parameters."""
+    from torch import nn
+
+    def block(cin: int, cout: int, pool: bool = True) -> list:
+        layers = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                  nn.ReLU(inplace=True)]
+        return [*layers, nn.MaxPool2d(2)] if pool else layers
+
+    return nn.Sequential(
+        *block(3, 16), *block(16, 32), *block(32, 64), *block(64, 64, pool=False),
+        nn.Flatten(), nn.Dropout(0.2),
+        nn.Linear(64 * (CROP_H // 8) * (CROP_W // 8), 128), nn.ReLU(inplace=True),
+        nn.Linear(128, len(CLASSES)),
+    )
+
+
+def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
+          log: Path) -> dict:
+    """Train on the npz files ``data``, report accuracy on ``cal`` each epoch; export ONNX."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    parts = [np.load(p) for p in data]
+    x_tr = np.concatenate([p["x"] for p in parts])
+    y_tr = np.concatenate([p["y"] for p in parts])
+    del parts
+    cals = [np.load(p) for p in cal]
+    x_cal = np.concatenate([p["x"] for p in cals])
+    y_cal = np.concatenate([p["y"] for p in cals])
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * (len(x_tr) // 256 + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
+    history = []
+    with log.open("a") as lf:
+        for ep in range(epochs):
+            model.train()
+            order = rng.permutation(len(x_tr))
+            t0, tot, n = time.time(), 0.0, 0
+            for s in range(0, len(order), 256):
+                idx = order[s:s + 256]
+                xb = torch.from_numpy(_augment(x_tr[idx], rng))
+                yb = torch.from_numpy(y_tr[idx])
+                loss = lossf(model(xb), yb)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                tot += loss.item() * len(idx)
+                n += len(idx)
+            acc = _accuracy(model, x_cal, y_cal)
+            history.append({"epoch": ep, "loss": tot / n, "cal_acc": acc,
+                            "seconds": time.time() - t0})
+            lf.write(json.dumps(history[-1]) + "\n")
+            lf.flush()
+    model.eval()
+    dummy = torch.zeros(1, 3, CROP_H, CROP_W)
+    torch.onnx.export(model, dummy, str(out), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    return {"history": history, "n_train": len(x_tr), "n_cal": len(x_cal)}
+
+
+def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Brightness, contrast, colour and noise jitter on a uint8 batch; returns float32."""
+    xf = x.astype(np.float32) / 255.0
+    n = len(xf)
+    gain = rng.uniform(0.75, 1.25, (n, 1, 1, 1)) * rng.uniform(0.92, 1.08, (n, 3, 1, 1))
+    bias = rng.uniform(-0.1, 0.1, (n, 1, 1, 1))
+    xf = xf * gain + bias
+    xf += rng.normal(0, 1, xf.shape) * rng.uniform(0, 0.03, (n, 1, 1, 1))
+    return np.clip(xf, 0, 1).astype(np.float32)
+
+
+def _accuracy(model, x: np.ndarray, y: np.ndarray) -> float:  # noqa: ANN001
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        pred = np.concatenate([model(torch.from_numpy(x[s:s + 1024].astype(np.float32) / 255))
+                               .argmax(1).numpy() for s in range(0, len(x), 1024)])
+    return float((pred == y).mean())
+
+
+def chunk_files(work: Path, scenes: int, chunks: int, seed: int) -> tuple[list[Path], Path]:
+    """Generate (once) ``chunks`` training files and one calibration file in ``work``."""
+    work.mkdir(parents=True, exist_ok=True)
+    files = []
+    per = scenes // chunks
+    for k in range(chunks + 1):
+        path = work / f"data{k}.npz"
+        if not path.exists():
+            generate(per if k < chunks else max(per // 3, 20), seed * 100 + k, path)
+        files.append(path)
+    return files[:-1], files[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, required=True, help="data/log directory (not the repo)")
+    ap.add_argument("--scenes", type=int, default=1400)
+    ap.add_argument("--chunks", type=int, default=4, help="training data files (+1 calibration)")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=Path("models/cards_v1.onnx"))
+    ap.add_argument("--data-only", action="store_true", help="generate the data, do not train")
+    ap.add_argument("--train-from", type=Path, nargs="*", default=[],
+                    help="also train on the data files already in these work directories")
+    args = ap.parse_args(argv)
+    train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed)
+    cal_files = [cal]
+    for extra in args.train_from:
+        found = sorted(extra.glob("data*.npz"), key=lambda p: int(p.stem[4:]))
+        train_files += found[:-1]
+        cal_files.append(found[-1])
+    if args.data_only:
+        return 0
+    info = train(train_files, cal_files, args.epochs, args.seed, args.out,
+                 args.work / "train_log.jsonl")
+    info["data"] = [str(p) for p in train_files]
+    info["calibration"] = [str(p) for p in cal_files]
+    (args.work / "train_summary.json").write_text(json.dumps(info, indent=1))
+    print(json.dumps(info["history"][-1]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
