@@ -51,6 +51,7 @@ class TableDevices:
         self.shoe = ShoeClient(shoe_url, on_event=self._shoe_event)
         self.recognizer = WagerRecognizer(self.board, on_decision=self._decision)
         self.errors: list[str] = []
+        self._closing = False
         service.lights = self.board
 
     def start(self) -> None:
@@ -58,6 +59,7 @@ class TableDevices:
         self.shoe.start(require_open=True)
 
     def close(self) -> None:
+        self._closing = True  # links going down now are ours, not a device failure
         self.shoe.close()
         self.board.close()
 
@@ -129,6 +131,8 @@ class TableDevices:
             raise
 
     def _link(self, what: str, status: LinkStatus) -> None:
+        if self._closing:
+            return
         if status.online:
             log.info("%s online: %s", what, status.reason)
         else:

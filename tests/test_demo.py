@@ -30,3 +30,24 @@ def test_demo_plays_rounds_and_the_books_reconcile(tmp_path):
     assert sources == {"shoe"}
     seqs = [r[0] for r in con.execute("SELECT shoe_seq FROM cards ORDER BY round_id, position")]
     assert all(s is not None for s in seqs) and len(set(seqs)) == len(seqs)
+
+
+def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
+    db = str(tmp_path / "cam.db")
+    res = cli("demo", "--rounds", "3", "--pace", "0", "--port", "0", "--db", db, "--seed", "11")
+    assert res.returncode == 0, res.stdout + res.stderr
+    frames = sorted(p.name for p in (tmp_path / "cam.frames").iterdir())
+    # Two frames a round: the deal (hole card face down) and after the reveal.
+    assert len(frames) >= 6 and frames[0].endswith("-dealt.jpg")
+    import sqlite3
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT code, camera_code FROM cards WHERE spot != 'extra'").fetchall()
+    read = [(shoe, cam) for shoe, cam in rows if cam is not None]
+    assert read, "the camera read no card at all"
+    held = con.execute("SELECT COUNT(*) FROM audit WHERE kind = 'held'").fetchone()[0]
+    disagree = sum(1 for shoe, cam in read if shoe != cam)
+    assert disagree <= held  # every camera/shoe disagreement held its round
+    assert cli("audit", "--db", db).returncode == 0
+    replay = json.loads(cli("replay", "--db", db, "--round", "1", "--json").stdout)
+    assert replay["consistent"]
+    assert {"shoe", "camera"} <= set(replay["cards"][0])
