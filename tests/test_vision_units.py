@@ -110,3 +110,20 @@ def test_calibration_maps_cards_to_their_spots() -> None:
     assert spots == [c["spot"] for c in labels["cards"]]
     with pytest.raises(ValueError):
         TableCalibration.from_points(img_pts[:3], layout[:3])
+
+
+def test_score_frame_prefers_the_card_of_the_same_code_nearby() -> None:
+    """A right code whose centre is rough (0.5 card widths off, nearer another card) is a
+    right read with a rough position, not a misread; beyond 0.6 widths it is a misread."""
+    truth = {"cards": [
+        {"code": "QH", "center": [100, 100], "card_width_px": 50, "readable": True},
+        {"code": "TS", "center": [135, 100], "card_width_px": 50, "readable": True},
+    ]}
+    rough = {"cards": [{"code": "QH", "center": [125, 100]}], "face_down": [],
+             "unreadable": [], "elapsed_ms": 1.0}
+    s = score_frame(rough, truth)
+    assert (s.correct, s.misread, s.false_positive, s.centre_close) == (1, 0, 0, 0)
+    far = {"cards": [{"code": "QH", "center": [140, 100]}], "face_down": [],
+           "unreadable": [], "elapsed_ms": 1.0}
+    s = score_frame(far, truth)
+    assert (s.correct, s.misread) == (0, 1)
