@@ -68,7 +68,7 @@ def main() -> None:
         for i in range(args.rounds):
             if i % 5 == 0:  # a fresh shoe: six copies of each seven again
                 demo.shoe_sim.deliver("SHUFFLE", "6")
-                demo._wait(lambda: demo.store.get_meta("burn_pending") == "1", "shuffle")
+                demo._wait(lambda: demo._meta("burn_pending") == "1", "shuffle")
                 demo._shoe_cards = list(parse_cards(["2S"]))
                 demo._deal_one()
             rid = svc.call(table.open_round, demo.dealer)

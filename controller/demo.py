@@ -27,7 +27,6 @@ from typing import Any
 from controller.auth import Actor, Role
 from controller.config import TableConfig
 from controller.devices.sim import BoardSimulator, ShoeSimulator, random_shoe
-from controller.fusion import cross_check
 from controller.rounds import IllegalEvent, Round, State
 from controller.service import TableService
 from controller.storage import Store
@@ -37,7 +36,6 @@ from controller.web.server import WebServer
 
 log = logging.getLogger(__name__)
 CUT_CARD_LEFT = 80
-CAMERA = Actor("camera", Role.ADMINISTRATOR)
 
 
 @dataclass
@@ -103,7 +101,7 @@ class Demo:
         self.web = WebServer(create_app(self.svc, self.frames_dir), self.opts.host,
                              self.opts.port)
         url = self.web.start()
-        self._wait(lambda: self.shoe_sim.done or self.store.get_meta("burn_pending") == "1",
+        self._wait(lambda: self.shoe_sim.done or self._meta("burn_pending") == "1",
                    "the shoe's SHUFFLE", 10)
         return {"sign": f"{url}/sign", "dealer": f"{url}/dealer", "floor": f"{url}/floor",
                 "surveillance": f"{url}/surveillance", "shoe": self.shoe_sim.url,
@@ -133,26 +131,34 @@ class Demo:
     def _current(self) -> Round | None:
         return self.svc.call(self.svc.table.current)
 
+    # The store's one connection is shared with the device threads: every read goes through
+    # the service lock, so it never lands inside another thread's transaction.
+    def _meta(self, key: str) -> str | None:
+        return self.svc.call(self.store.get_meta, key)
+
+    def _card_count(self) -> int:
+        return int(self.svc.call(
+            lambda: self.store.db.execute("SELECT COUNT(*) FROM cards").fetchone()[0]))
+
     def _deal_one(self) -> None:
         if len(self._shoe_cards) == 0:
             raise TimeoutWaiting("the simulated shoe is empty")
         card = self._shoe_cards.pop(0)
-        before = self.store.db.execute("SELECT COUNT(*) FROM cards").fetchone()[0]
-        burn = self.store.get_meta("burn_pending") == "1"
+        before = self._card_count()
+        burn = self._meta("burn_pending") == "1"
         if not self.shoe_sim.deliver("CARD", card.code, str(self.shoe_sim.millis())):
             raise TimeoutWaiting("the shoe simulator stopped")
         if burn:
-            self._wait(lambda: self.store.get_meta("burn_pending") == "0", "the burn card")
+            self._wait(lambda: self._meta("burn_pending") == "0", "the burn card")
         else:
-            self._wait(lambda: self.store.db.execute("SELECT COUNT(*) FROM cards").fetchone()[0]
-                       > before or self._current() is None
+            self._wait(lambda: self._card_count() > before or self._current() is None
                        or self._current().state is State.HELD, "the card to be recorded")
 
     def _new_shoe_if_low(self) -> None:
         if len(self._shoe_cards) < CUT_CARD_LEFT:
             self._shoe_cards = random_shoe(self.cfg.table.decks, self.rng.getrandbits(32))
             self.shoe_sim.deliver("SHUFFLE", str(self.cfg.table.decks))
-            self._wait(lambda: self.store.get_meta("burn_pending") == "1", "the new shoe")
+            self._wait(lambda: self._meta("burn_pending") == "1", "the new shoe")
 
     def layout(self, rnd: Round, hole_up: bool) -> dict[str, list[str]]:
         """What lies on the table: each area's cards in dealing order (hole card face down
@@ -179,25 +185,7 @@ class Demo:
         name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
-        visible = [c for c in rnd.cards if hole_up or c["spot"] != "dealer:hole"]
-        result = cross_check(visible, read.cards, self.cfg.shoe)
-
-        def record() -> None:
-            table = self.svc.table
-            table.record_camera(rnd.id, {p: code for p, code in result.camera_by_position.items()
-                                         if code is not None})
-            if read.frame_name:
-                table.add_frame(rnd.id, read.frame_name)
-            if not result.problems:
-                return
-            current = table.current()
-            if current is not None and current.id == rnd.id:
-                table.hold("; ".join(result.problems), CAMERA)
-            else:  # the round closed meanwhile: surveillance gets the alert in the record
-                with self.store.transaction():
-                    self.store.append_audit(rnd.id, str(CAMERA), "camera_alert",
-                                            {"problems": result.problems})
-        self.svc.call(record)
+        result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_name)
         if result.problems:
             self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")
 
@@ -223,8 +211,8 @@ class Demo:
         return played
 
     def _report_round(self, done: int) -> None:
-        row = self.store.db.execute("SELECT id FROM rounds WHERE state='closed' ORDER BY id DESC "
-                                    "LIMIT 1").fetchone()
+        row = self.svc.call(lambda: self.store.db.execute(
+            "SELECT id FROM rounds WHERE state='closed' ORDER BY id DESC LIMIT 1").fetchone())
         rnd = self.svc.call(self.svc.table.round, row[0])
         wins = ", ".join(f"seat {r['seat']} {r['hand']} ${int(r['amount']) / 100:,.2f}"
                          for r in rnd.results) or "no wins"

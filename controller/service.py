@@ -15,10 +15,12 @@ from typing import Any, Protocol, TypeVar
 
 from controller.auth import Actor, Auth, Role
 from controller.config import TableConfig
+from controller.fusion import CameraCard, FusionResult, cross_check
 from controller.rounds import Table
 from controller.storage import Store
 
 T = TypeVar("T")
+CAMERA = Actor("camera", Role.ADMINISTRATOR)
 
 
 class Lights(Protocol):
@@ -54,6 +56,31 @@ class TableService:
             view = self.table.public_view()
         view["version"] = self.version
         return view
+
+    def camera_check(self, round_id: int, camera: list[CameraCard], hole_up: bool,
+                     frame_name: str | None = None) -> FusionResult:
+        """Cross-check one camera reading of the layout against the shoe's cards of the round;
+        record the camera's code for each card and the frame; hold the round on any problem
+        (or, if it has closed meanwhile, record an alert for surveillance)."""
+        with self.lock:
+            table = self.table
+            rnd = table.round(round_id)
+            visible = [c for c in rnd.cards if hole_up or c["spot"] != "dealer:hole"]
+            result = cross_check(visible, camera, self.cfg.shoe)
+            table.record_camera(round_id, {p: code for p, code in
+                                           result.camera_by_position.items() if code})
+            if frame_name:
+                table.add_frame(round_id, frame_name)
+            if result.problems:
+                current = table.current()
+                if current is not None and current.id == round_id:
+                    table.hold("; ".join(result.problems), CAMERA)
+                else:
+                    with self.store.transaction():
+                        self.store.append_audit(round_id, str(CAMERA), "camera_alert",
+                                                {"problems": result.problems})
+                    self._on_change("camera_alert")
+        return result
 
     # -- notifications ------------------------------------------------------------------------
     def on_lights(self, listener: Callable[[list[tuple[int, str, str]]], None]) -> None:

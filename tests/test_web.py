@@ -9,6 +9,7 @@ import pytest
 
 from controller.auth import Role
 from controller.config import load_config
+from controller.fusion import CameraCard
 from controller.service import TableService
 from controller.storage import Store
 from controller.web.app import create_app
@@ -105,9 +106,12 @@ def test_held_round_resolved_by_floorperson(site, browser):
     svc.call(svc.table.lockout)
     svc.call(svc.table.chip_count, 1, svc.actor(_login(svc, Role.DEALER)))
     svc.call(svc.table.deal, "KH")
-    # The camera sees a different card at seat 1 than the shoe reported: hold.
-    svc.call(svc.table.hold, "shoe/camera disagreement at seat1:1: shoe KH, camera KD")
+    # The camera sees a different card at seat 1 than the shoe reported: the cross-check holds.
+    rid = svc.table.current().id
+    result = svc.camera_check(rid, [CameraCard("KD", "seat1", 0.99)], hole_up=False)
+    assert result.problems == ["shoe/camera disagreement at seat1: shoe KH, camera KD"]
     floor.wait_for_selector("text=HELD: shoe/camera disagreement")
+    assert "KD" in floor.inner_text("#cards")  # both sources on the console
     dealer.wait_for_selector("text=HELD: shoe/camera disagreement")
     floor.fill("#note", "checked the layout: the card is KH, camera glare")
     floor.click("text=Resolve: continue")

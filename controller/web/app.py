@@ -77,8 +77,10 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
             event = svc.watch()
             try:
                 while True:
-                    yield f"data: {json.dumps(sign_view(svc))}\n\n"
+                    # Clear before reading the state: a change after this point sets the event
+                    # again and is sent on the next turn, never lost between read and clear.
                     event.clear()
+                    yield f"data: {json.dumps(sign_view(svc))}\n\n"
                     waited = 0.0
                     while not event.is_set() and waited < 15 and not stopping.is_set():
                         try:  # short waits so a server shutdown ends the stream promptly
