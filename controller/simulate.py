@@ -107,7 +107,7 @@ def run_simulation(table: Table, rounds: int, seed: int,
             table.deal(shoe.next_card(), "shoe")
         elif state is State.DEALING:
             extras = sum(1 for c in rnd.cards if c["spot"] == "extra")
-            if extras < hits and shoe.needs_shuffle() is False:
+            if extras < hits and not shoe.needs_shuffle():
                 table.deal(shoe.next_card(), "shoe")
             else:
                 table.reveal(dealer)
