@@ -54,7 +54,7 @@ class DemoOptions:
 
 
 class TimeoutWaiting(RuntimeError):
-    pass
+    """A simulated device or the controller did not do what the demo waited for in time."""
 
 
 class Demo:
