@@ -211,7 +211,8 @@ class Recognizer:
             c, w = r.center, r.frame.width
             if near_card(c, w, 0.5) or any(np.linalg.norm(c - b[0]) < 0.5 * w for b in backs):
                 continue
-            if any(np.linalg.norm(c - d) < 0.5 * w for d, _ in doubt):
+            if any(np.linalg.norm(c - d) < 0.5 * w
+                   for d in [*unreadable, *(d for d, _ in doubt)]):  # one refusal per card
                 continue
             doubt.append((c, w))
         unreadable += [d for d, _ in doubt]
