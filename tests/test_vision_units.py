@@ -127,3 +127,38 @@ def test_score_frame_prefers_the_card_of_the_same_code_nearby() -> None:
            "unreadable": [], "elapsed_ms": 1.0}
     s = score_frame(far, truth)
     assert (s.correct, s.misread) == (0, 1)
+
+
+def _read(code: str, prob: float, point: tuple[float, float], x_axis: tuple[float, float],
+          width: float = 60.0):  # noqa: ANN202
+    from vision.recognize import _Read
+
+    x = np.array(x_axis, float)
+    y = np.array([-x[1], x[0]])
+    frame = IndexFrame(np.array(point, float), x, y, width, width * 1.45, True)
+    return _Read(CLASSES.index(code), prob, 1.0, frame)
+
+
+def test_both_index_corners_agreeing_raise_the_card_score() -> None:
+    from vision.recognize import card_score, pair_floor
+
+    near = _read("QH", 0.9, (100, 100), (1, 0))
+    far = _read("QH", 0.9, (160, 187), (-1, 0))  # one card diagonal away, axes reversed
+    assert card_score([near]) == 0.9
+    assert card_score([near, far]) == pytest.approx(0.99)
+    assert card_score([near, _read("QH", 0.9, (110, 100), (1, 0))]) == 0.9  # same corner twice
+    assert pair_floor(0.99) == pytest.approx(0.9)
+
+
+def test_merge_refuses_a_card_with_a_weaker_disagreeing_read() -> None:
+    from vision.recognize import Recognizer
+
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.96
+    sure = _read("QD", 0.99, (100, 100), (1, 0))
+    assert [c["code"] for c in rec.merge([sure])["cards"]] == ["QD"]
+    other_corner = _read("QH", 0.8, (160, 187), (-1, 0))
+    out = rec.merge([sure, other_corner])
+    assert out["cards"] == [] and len(out["unreadable"]) == 1
+    same_centre = _read("QH", 0.97, (103, 102), (1, 0))  # another code claiming the same card
+    assert rec.merge([sure, same_centre])["cards"] == []

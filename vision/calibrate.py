@@ -7,7 +7,8 @@
 Calibration data are of the *training* designs only (scenes never trained on); the validation
 designs stay untouched. With ``--frames``, the threshold is the smallest one at which the whole
 pipeline, on those labelled frames, makes no more than ``--max-error`` misreads per reported
-card and at most ``--max-fp`` false positives per frame; without it, the smallest at which card
+card and at most ``--max-fp`` false positives per frame, and so does every higher threshold of
+the sweep; without it, the smallest at which card
 reads among the calibration crops are wrong at most ``--max-error`` of the time. Written, with
 the class list and the crop-level table, to ``<model>.json``, which
 :class:`vision.recognize.Recognizer` reads.
@@ -44,18 +45,18 @@ def choose_threshold(probs: np.ndarray, labels: np.ndarray, max_error: float) ->
     return {"chosen": chosen or table[-1], "table": table}
 
 
-THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98,
-                                  0.99, 0.995, 0.999)
+THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.96, 0.97,
+                                  0.975, 0.98, 0.985, 0.99, 0.993, 0.995, 0.997, 0.999)
 
 
-def sweep_frames(model: Path, directory: Path) -> list[dict]:
-    """Pipeline metrics on a labelled directory for every threshold in :data:`THRESHOLDS`."""
+def sweep_frames(model: Path, directories: list[Path]) -> list[dict]:
+    """Pipeline metrics on labelled directories for every threshold in :data:`THRESHOLDS`."""
     from vision.evaluate import Score, labelled_images, score_frame
     from vision.recognize import Recognizer, load_image
 
     rec = Recognizer(model, threshold=0.5)
     reads = [(rec.read(load_image(i)), json.loads(j.read_text()))
-             for i, j in labelled_images(directory)]
+             for d in directories for i, j in labelled_images(d)]
     rows = []
     for thr in THRESHOLDS:
         total = Score()
@@ -71,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("data", type=Path, help="npz of calibration crops (x uint8, y labels)")
     ap.add_argument("--max-error", type=float, default=0.001)
     ap.add_argument("--max-fp", type=float, default=0.1, help="false positives per frame")
-    ap.add_argument("--frames", type=Path, default=None, help="labelled frames (training designs)")
+    ap.add_argument("--frames", type=Path, nargs="+", default=None,
+                    help="directories of labelled frames (training designs)")
     args = ap.parse_args(argv)
     from vision.recognize import Recognizer
 
@@ -85,11 +87,15 @@ def main(argv: list[str] | None = None) -> int:
             "calibration_crops": int(len(x))}
     if args.frames:
         rows = sweep_frames(args.model, args.frames)
-        ok = [r for r in rows if r["misread_rate"] <= args.max_error
-              and r["false_positives"] <= args.max_fp * r["frames"]]
-        pick = ok[0] if ok else rows[-1]
+        ok = [r["misread_rate"] <= args.max_error
+              and r["false_positives"] <= args.max_fp * r["frames"] for r in rows]
+        # the smallest threshold at which it and every higher one meet both limits
+        k = len(rows) - 1
+        while k > 0 and ok[k - 1] and ok[k]:
+            k -= 1
+        pick = rows[k]
         meta.update(threshold=pick["threshold"], frame_calibration=pick,
-                    frame_sweep=rows, calibration_frames=str(args.frames))
+                    frame_sweep=rows, calibration_frames=[str(f) for f in args.frames])
         for r in rows:
             print(json.dumps(r))
     args.model.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")

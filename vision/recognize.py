@@ -2,10 +2,13 @@
 
 Pipeline: :func:`vision.proposals.propose` finds candidate index corners, each is cut to a
 canonical crop (:mod:`vision.crops`) and classified by one ONNX model (52 codes, face down,
-reject) in one reused onnxruntime session. Reads of the same card (its two index corners, or
-one corner reached twice) are merged by the card centre they imply; reads of one card that
-disagree are refused. A read below the operating threshold is reported as ``unreadable``,
-never guessed.
+reject) in one reused onnxruntime session; a candidate read as a card code is classified again
+at two more crop scales and the three looks averaged (:meth:`Recognizer.second_look`). Reads
+of the same card (its two index corners, or one corner reached twice) are merged by the card
+centre they imply; reads of one card that disagree are refused. A card's confidence is its best
+read's probability, or higher when its two opposite index corners were read alike
+(:func:`card_score`); a card below the operating threshold is reported as ``unreadable``, never
+guessed.
 
     >>> from vision.recognize import Recognizer  # doctest: +SKIP
     >>> Recognizer().recognize(cv2.imread("frame.jpg"))  # doctest: +SKIP
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -33,8 +36,21 @@ DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
 SAME_INDEX = 0.22
 #: Two reads whose implied card centres are closer than this (card widths) are one card.
 SAME_CENTRE = 0.45
+#: Two reads of different codes whose implied card centres are closer than this (card widths)
+#: claim one card (neighbours in a hand are at least ~0.26 card widths apart): refused.
+CLASH_CENTRE = 0.2
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.8
+#: A candidate that the first look puts at least this much probability on card codes is
+#: looked at again on frames scaled by :data:`SECOND_LOOK_SCALES` (about its corner point), and
+#: its probabilities are the mean of the three looks: a read must hold when the crop's scale
+#: changes by as much as the proposals' size estimates do.
+SECOND_LOOK_MASS = 0.3
+#: Reads of a card code at least this probable take part in the grouping: one that disagrees
+#: with the card's other reads makes the card unreadable, even when it is far below the
+#: operating threshold.
+DOUBT_FLOOR = 0.5
+SECOND_LOOK_SCALES = (0.93, 1.07)
 
 
 class ImageError(ValueError):
@@ -117,6 +133,21 @@ class Recognizer:
         e = np.exp(logits)
         return e / e.sum(1, keepdims=True)
 
+    def second_look(self, img: np.ndarray, frames: list[IndexFrame],
+                    probs: np.ndarray) -> np.ndarray:
+        """``probs`` with every candidate read as a card code (at least
+        :data:`SECOND_LOOK_MASS` on the codes) averaged over :data:`SECOND_LOOK_SCALES` too."""
+        again = np.flatnonzero(probs[:, :52].sum(1) >= SECOND_LOOK_MASS)
+        if not len(again) or not SECOND_LOOK_SCALES:
+            return probs
+        looks = [replace(frames[i], width=frames[i].width * s, height=frames[i].height * s)
+                 for s in SECOND_LOOK_SCALES for i in again]
+        more = self.classify(extract_crops(img, looks)).reshape(len(SECOND_LOOK_SCALES),
+                                                                len(again), -1)
+        out = probs.copy()
+        out[again] = (probs[again] + more.sum(0)) / (1 + len(SECOND_LOOK_SCALES))
+        return out
+
     def recognize(self, img: np.ndarray) -> dict:
         """Cards in a BGR frame; see the module docstring for the shape of the result."""
         t0 = time.perf_counter()
@@ -128,13 +159,15 @@ class Recognizer:
         """Every candidate index corner with its best class and probability (no threshold)."""
         frames = propose(img)
         probs = self.classify(extract_crops(img, frames))
+        probs = self.second_look(img, frames, probs)
         return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f)
                 for p, f in zip(probs, frames, strict=True)]
 
     def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output."""
         thr = self.threshold if threshold is None else threshold
-        sure = sorted((r for r in reads if r.cls < 52 and r.prob >= thr),
+        floor = min(pair_floor(thr), DOUBT_FLOOR)
+        sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
                       key=lambda r: -r.prob)
         groups = _group_same_card(sure)
         cards, unreadable = [], []
@@ -143,10 +176,13 @@ class Recognizer:
             if any(r.cls != best.cls for r in g):  # one card read two ways: refuse
                 unreadable.append(best.center)
                 continue
+            score = card_score(g)
+            if score < thr:  # left to the refusals below
+                continue
             quad = _card_quad(g)
             cards.append({
                 "code": CLASSES[best.cls],
-                "confidence": round(best.prob, 4),
+                "confidence": round(score, 4),
                 "center": _pt(quad.mean(0)),
                 "corners": [_pt(c) for c in quad],
             })
@@ -175,7 +211,8 @@ class Recognizer:
             c, w = r.center, r.frame.width
             if near_card(c, w, 0.5) or any(np.linalg.norm(c - b[0]) < 0.5 * w for b in backs):
                 continue
-            if any(np.linalg.norm(c - d) < 0.5 * w for d, _ in doubt):
+            if any(np.linalg.norm(c - d) < 0.5 * w
+                   for d in [*unreadable, *(d for d, _ in doubt)]):  # one refusal per card
                 continue
             doubt.append((c, w))
         unreadable += [d for d, _ in doubt]
@@ -183,19 +220,58 @@ class Recognizer:
                 "unreadable": [{"center": _pt(u)} for u in unreadable]}
 
 
+def pair_floor(threshold: float) -> float:
+    """The least probability at which a read can count towards a card at ``threshold``: the one
+    at which two opposite index corners of one card, both read so, reach it
+    (:func:`card_score`)."""
+    return 1.0 - float(np.sqrt(max(1.0 - threshold, 0.0)))
+
+
+def card_score(group: list[_Read]) -> float:
+    """The confidence of a card from the agreeing reads of one card (best first).
+
+    The best read's probability, or, when the card's two opposite index corners were both read
+    (:func:`_opposite_corners`) with probabilities ``p`` and ``q``, ``1 - (1 - min(p, q))**2``
+    if higher: two index corners, each cut and classified on its own, agreeing on the code.
+    The two reads are not independent (same print, same frame), so the score is no probability;
+    the operating threshold is chosen on it on training designs (:mod:`vision.calibrate`).
+    """
+    score = group[0].prob
+    for i, a in enumerate(group):
+        for b in group[i + 1:]:
+            if (_opposite_corners(a.frame, b.frame)
+                    or _opposite_corners(b.frame, a.frame)):
+                score = max(score, 1.0 - (1.0 - min(a.prob, b.prob)) ** 2)
+    return score
+
+
+def _opposite_corners(fa: IndexFrame, fb: IndexFrame) -> bool:
+    """Whether two frames are the two opposite index corners of one card (axes reversed, one a
+    card diagonal from the other, tightly)."""
+    if float(np.dot(fa.x_axis, fb.x_axis)) >= -0.8:
+        return False
+    w = min(fa.width, fb.width)
+    d = fb.point - fa.point
+    u = float(np.dot(d, fa.x_axis)) / w
+    v = float(np.dot(d, fa.y_axis)) / w
+    return 0.85 < u < 1.15 and 1.3 < v / u < 1.65
+
+
 def _same_card(a: _Read, b: _Read) -> bool:
     """Whether two reads are of one card.
 
     Whatever the codes: the same index corner seen twice (axes alike, points within
     :data:`SAME_INDEX` card widths), or the card's two opposite index corners (axes reversed,
-    one a card diagonal away from the other, tightly). Only when the codes agree: a looser
-    diagonal, or implied card centres within :data:`SAME_CENTRE` card widths. Reads of one
+    one a card diagonal away from the other, tightly), or implied card centres within
+    :data:`CLASH_CENTRE` card widths. Only when the codes agree: a looser diagonal, or implied
+    card centres within :data:`SAME_CENTRE` card widths. Reads of one
     card that disagree make the card unreadable.
     """
     fa, fb = a.frame, b.frame
     w = min(fa.width, fb.width)
     same_code = a.cls == b.cls
-    if same_code and float(np.linalg.norm(a.center - b.center)) < SAME_CENTRE * w:
+    gap = float(np.linalg.norm(a.center - b.center))
+    if gap < (SAME_CENTRE if same_code else CLASH_CENTRE) * w:
         return True
     dot = float(np.dot(fa.x_axis, fb.x_axis))
     d = fb.point - fa.point
@@ -206,7 +282,7 @@ def _same_card(a: _Read, b: _Read) -> bool:
         v = float(np.dot(d, fa.y_axis)) / w
         if u <= 0:
             return False
-        if 0.85 < u < 1.15 and 1.3 < v / u < 1.65:
+        if _opposite_corners(fa, fb):
             return True
         return same_code and 0.65 < u < 1.4 and 1.15 < v / u < 1.9
     return False

@@ -143,9 +143,57 @@ def build_model():  # noqa: ANN201 - torch is a training-only dependency
     )
 
 
+def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
+    """Initialise :func:`build_model` from an exported ONNX model of the same shape.
+
+    The exporter folds each BatchNorm into the convolution before it; the folded kernel goes to
+    the convolution and the folded bias to the BatchNorm, whose statistics become the identity
+    (mean 0, variance 1 - eps, scale 1). Fine-tune such a model with its BatchNorms frozen
+    (:func:`freeze_batchnorm`), or the batch statistics replace the folded ones.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    gemms = [n for n in graph.node if n.op_type == "Gemm"]
+    mods = list(model)
+    conv_mods = [m for m in mods if isinstance(m, nn.Conv2d)]
+    bn_mods = [m for m in mods if isinstance(m, nn.BatchNorm2d)]
+    lin_mods = [m for m in mods if isinstance(m, nn.Linear)]
+    if (len(convs), len(gemms)) != (len(conv_mods), len(lin_mods)):
+        raise ValueError(f"{path}: layers do not match the model")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, conv_mods, bn_mods, strict=True):
+            conv.weight.copy_(torch.from_numpy(weights[node.input[1]]))
+            bn.bias.copy_(torch.from_numpy(weights[node.input[2]]))
+            bn.weight.fill_(1.0)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for node, lin in zip(gemms, lin_mods, strict=True):
+            lin.weight.copy_(torch.from_numpy(weights[node.input[1]]))
+            lin.bias.copy_(torch.from_numpy(weights[node.input[2]]))
+
+
+def freeze_batchnorm(model) -> None:  # noqa: ANN001
+    """Put every BatchNorm in eval mode (running statistics, not batch statistics)."""
+    from torch import nn
+
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
 def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
-          log: Path) -> dict:
-    """Train on the npz files ``data``, report accuracy on ``cal`` each epoch; export ONNX."""
+          log: Path, init: Path | None = None, max_lr: float = 3e-3) -> dict:
+    """Train on the npz files ``data``, report accuracy on ``cal`` each epoch; export ONNX.
+
+    With ``init`` (an ONNX model), fine-tune it: its weights are loaded, its BatchNorms stay
+    frozen, and the learning rate peaks early (10 % of the steps) at ``max_lr``.
+    """
     import torch
     from torch import nn
 
@@ -160,14 +208,21 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
     x_cal = np.concatenate([p["x"] for p in cals])
     y_cal = np.concatenate([p["y"] for p in cals])
     model = build_model()
+    if init is not None:
+        load_onnx_weights(model, init)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * (len(x_tr) // 256 + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps,
+                                                pct_start=0.1 if init is not None else 0.3)
     lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
     history = []
+    if init is not None:
+        history.append({"epoch": -1, "cal_acc": _accuracy(model, x_cal, y_cal)})
     with log.open("a") as lf:
         for ep in range(epochs):
             model.train()
+            if init is not None:
+                freeze_batchnorm(model)
             order = rng.permutation(len(x_tr))
             t0, tot, n = time.time(), 0.0, 0
             for s in range(0, len(order), 256):
@@ -186,12 +241,20 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
                             "seconds": time.time() - t0})
             lf.write(json.dumps(history[-1]) + "\n")
             lf.flush()
+            export_onnx(model, out.with_name(f"{out.stem}.epoch{ep}.onnx"))
+    export_onnx(model, out)
+    return {"history": history, "n_train": len(x_tr), "n_cal": len(x_cal)}
+
+
+def export_onnx(model, out: Path) -> None:  # noqa: ANN001
+    """Export ``model`` (in eval mode) to ONNX with a dynamic batch size."""
+    import torch
+
     model.eval()
     dummy = torch.zeros(1, 3, CROP_H, CROP_W)
     torch.onnx.export(model, dummy, str(out), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
                       dynamo=False)
-    return {"history": history, "n_train": len(x_tr), "n_cal": len(x_cal)}
 
 
 def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -239,6 +302,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-only", action="store_true", help="generate the data, do not train")
     ap.add_argument("--train-from", type=Path, nargs="*", default=[],
                     help="also train on the data files already in these work directories")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="fine-tune this ONNX model (same architecture) instead of starting afresh")
+    ap.add_argument("--max-lr", type=float, default=3e-3, help="peak of the one-cycle schedule")
+    ap.add_argument("--log-dir", type=Path, default=None,
+                    help="where train_log.jsonl and train_summary.json go (default: --work)")
     args = ap.parse_args(argv)
     train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed)
     cal_files = [cal]
@@ -248,11 +316,14 @@ def main(argv: list[str] | None = None) -> int:
         cal_files.append(found[-1])
     if args.data_only:
         return 0
+    log_dir = args.log_dir or args.work
+    log_dir.mkdir(parents=True, exist_ok=True)
     info = train(train_files, cal_files, args.epochs, args.seed, args.out,
-                 args.work / "train_log.jsonl")
+                 log_dir / "train_log.jsonl", init=args.init, max_lr=args.max_lr)
     info["data"] = [str(p) for p in train_files]
     info["calibration"] = [str(p) for p in cal_files]
-    (args.work / "train_summary.json").write_text(json.dumps(info, indent=1))
+    info["init"] = str(args.init) if args.init else None
+    (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
     print(json.dumps(info["history"][-1]))
     return 0
 
