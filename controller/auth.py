@@ -44,6 +44,10 @@ class Actor:
 # paper and by OWASP; ~50 ms on a laptop core.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 MIN_PASSWORD = 10
+# Sign-in throttling: after this many failed attempts for one user name within the window,
+# further attempts are refused (without checking the password) until the window has passed.
+MAX_FAILURES = 5
+FAILURE_WINDOW_S = 300.0
 
 
 def _hash_password(password: str, salt: bytes) -> bytes:
@@ -74,6 +78,13 @@ class Auth:
 
     def login(self, name: str, password: str) -> str:
         """Check the password and return a new session token."""
+        since = time.time() - FAILURE_WINDOW_S
+        failures = self.store.db.execute(
+            "SELECT COUNT(*) FROM audit WHERE kind = 'login_failed' AND actor = ? AND at > ?",
+            (name or "?", since)).fetchone()[0]
+        if failures >= MAX_FAILURES:
+            raise AuthError(f"too many failed sign-ins for {name!r}: wait "
+                            f"{int(FAILURE_WINDOW_S // 60)} minutes or ask an administrator")
         row = self.store.db.execute(
             "SELECT role, salt, hash FROM users WHERE name = ? AND active = 1", (name,)).fetchone()
         # Hash even for an unknown user so timing does not tell which names exist.

@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS audit (
     kind TEXT NOT NULL, payload TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS ledger_round ON ledger(round_id);
 CREATE INDEX IF NOT EXISTS audit_round ON audit(round_id);
+CREATE INDEX IF NOT EXISTS audit_kind ON audit(kind, actor, at);
 """
 
 LEDGER_FIELDS = ("id", "at", "round_id", "kind", "account", "amount", "seat", "note")

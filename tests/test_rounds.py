@@ -339,6 +339,18 @@ def test_auth_hashes_and_roles(harness):
         h.auth.actor(token)
 
 
+def test_sign_in_throttled_after_repeated_failures(harness):
+    from controller.auth import MAX_FAILURES
+
+    h = harness
+    for _ in range(MAX_FAILURES):
+        with pytest.raises(AuthError, match="wrong user name or password"):
+            h.auth.login("floorperson1", "guess-guess-guess")
+    with pytest.raises(AuthError, match="too many failed sign-ins"):
+        h.auth.login("floorperson1", "pw-floorperson-0123")  # even the right password
+    assert h.auth.login("dealer1", "pw-dealer-0123")  # other users are not affected
+
+
 def test_audit_detects_tampering(harness):
     h, t = harness, harness.table
     h.play_to_deal(wagers=(1,), mains=(1,))
