@@ -40,8 +40,14 @@ class SimulatedShoe:
     def __init__(self, table: Table, seed: int) -> None:
         self.table = table
         self.seed = seed
+        self._orders: dict[int, list[str]] = {}
 
     def _order(self, shoe_id: int) -> list[str]:
+        if shoe_id not in self._orders:
+            self._orders = {shoe_id: self._shuffled(shoe_id)}  # only the current shoe is kept
+        return self._orders[shoe_id]
+
+    def _shuffled(self, shoe_id: int) -> list[str]:
         row = self.table.store.db.execute("SELECT data FROM shoes WHERE id = ?",
                                           (shoe_id,)).fetchone()
         shoe_seed = json.loads(row[0])["seed"]

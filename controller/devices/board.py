@@ -25,15 +25,13 @@ too long).
 from __future__ import annotations
 
 import logging
-import queue
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from controller.devices.frames import MAX_BODY, Frame
-from controller.devices.link import Delivery, LinkStatus, SerialLink
+from controller.devices.link import Delivery, DeviceClient, LinkStatus
 from controller.devices.ports import Port
 
 log = logging.getLogger(__name__)
@@ -134,7 +132,7 @@ def _check_text(text: str, what: str, room: int) -> str:
     return text
 
 
-class BoardClient:
+class BoardClient(DeviceClient):
     """The controller's end of the table I/O board (see the module docstring)."""
 
     def __init__(
@@ -145,28 +143,9 @@ class BoardClient:
         seats: int | None = None,
         **link_options: Any,
     ) -> None:
-        self.events: queue.Queue[BoardEvent | LinkStatus] = queue.Queue()
-        self._on_event = on_event or self.events.put
+        super().__init__(port, on_event, "board", link_options)
         self.seats = seats  # the board's HELLO replaces it
-        self.protocol_errors = 0
         self.last_hello: BoardHello | None = None
-        self._lock = threading.Lock()
-        link_options.setdefault("name", "board")
-        self.link = SerialLink(
-            port, on_frame=self._handle_frame, on_status=self._on_event, **link_options
-        )
-
-    def start(self, require_open: bool = False) -> None:
-        if require_open:
-            self.link.open()
-        self.link.start()
-
-    def close(self) -> None:
-        self.link.close()
-
-    @property
-    def online(self) -> bool:
-        return self.link.online
 
     # commands ----------------------------------------------------------------
 

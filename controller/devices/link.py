@@ -41,14 +41,17 @@ short (put events on a queue). An exception in a callback is logged, never kills
 
 from __future__ import annotations
 
+import abc
 import collections
 import dataclasses
 import logging
+import queue
 import random
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from controller.devices.frames import (
     Frame,
@@ -647,3 +650,37 @@ class SerialLink:
                     to_send.deadline = time.monotonic() + (
                         self._down_retry if overdue else self._resend_after
                     )
+
+
+class DeviceClient(abc.ABC):
+    """The controller's end of one serial device: a :class:`SerialLink` whose valid frames go to
+    :meth:`_handle_frame` and whose status changes, like the device's events, go to ``on_event``
+    (or, without a callback, to the :attr:`events` queue). Subclasses decode the frames."""
+
+    def __init__(self, port: str | Callable[[], Port], on_event: Callable[[Any], None] | None,
+                 name: str, link_options: dict[str, Any]) -> None:
+        self.events: queue.Queue[Any] = queue.Queue()
+        self._on_event = on_event or self.events.put
+        self._lock = threading.Lock()
+        self.protocol_errors = 0
+        link_options.setdefault("name", name)
+        self.link = SerialLink(
+            port, on_frame=self._handle_frame, on_status=self._on_event, **link_options
+        )
+
+    @abc.abstractmethod
+    def _handle_frame(self, frame: Frame) -> None:
+        """Decode one valid frame of this device into events."""
+
+    def start(self, require_open: bool = False) -> None:
+        """Start the link; with ``require_open`` raise LinkError now if the port won't open."""
+        if require_open:
+            self.link.open()
+        self.link.start()
+
+    def close(self) -> None:
+        self.link.close()
+
+    @property
+    def online(self) -> bool:
+        return self.link.online

@@ -31,16 +31,14 @@ malformed card code, a bad number) is acknowledged at the link layer, logged and
 from __future__ import annotations
 
 import logging
-import queue
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import Card, CardCodeError
 from controller.devices.frames import Frame
-from controller.devices.link import LinkStatus, SerialLink
+from controller.devices.link import DeviceClient, LinkStatus
 from controller.devices.ports import Port
 
 log = logging.getLogger(__name__)
@@ -143,7 +141,7 @@ def decode_shoe_frame(frame: Frame) -> ShoeEvent | None:
     raise ShoeProtocolError(f"unknown shoe frame type {t!r}")
 
 
-class ShoeClient:
+class ShoeClient(DeviceClient):
     """The controller's end of a card-reading shoe (see the module docstring)."""
 
     def __init__(
@@ -152,29 +150,9 @@ class ShoeClient:
         on_event: Callable[[ShoeEvent | LinkStatus], None] | None = None,
         **link_options: Any,
     ) -> None:
-        self.events: queue.Queue[ShoeEvent | LinkStatus] = queue.Queue()
-        self._on_event = on_event or self.events.put
+        super().__init__(port, on_event, "shoe", link_options)
         self._burn_next = False
-        self._lock = threading.Lock()
-        self.protocol_errors = 0
         self.last_hello: ShoeHello | None = None
-        link_options.setdefault("name", "shoe")
-        self.link = SerialLink(
-            port, on_frame=self._handle_frame, on_status=self._on_event, **link_options
-        )
-
-    def start(self, require_open: bool = False) -> None:
-        """Start the link; with ``require_open`` raise LinkError now if the port won't open."""
-        if require_open:
-            self.link.open()
-        self.link.start()
-
-    def close(self) -> None:
-        self.link.close()
-
-    @property
-    def online(self) -> bool:
-        return self.link.online
 
     def _handle_frame(self, frame: Frame) -> None:
         try:

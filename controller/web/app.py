@@ -63,6 +63,14 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
         except AuthError:
             return None
 
+    def refused(request: Request, roles: tuple[Role, ...], status: int) -> Response | None:
+        """The error response when the request's session may not act in ``roles``."""
+        try:
+            svc.actor(token(request), *roles)
+        except AuthError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=status)
+        return None
+
     async def index(request: Request) -> Response:
         return HTMLResponse(pages.index())
 
@@ -141,10 +149,8 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
         return JSONResponse(console_view(svc, who))
 
     async def history(request: Request) -> Response:
-        try:
-            svc.actor(token(request), *CONSOLE_ROLES["surveillance"])
-        except AuthError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=403)
+        if denied := refused(request, CONSOLE_ROLES["surveillance"], 403):
+            return denied
         try:
             limit = max(1, min(int(request.query_params.get("limit", "50")), 500))
         except ValueError:
@@ -152,10 +158,8 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
         return JSONResponse(history_view(svc, limit))
 
     async def frame(request: Request) -> Response:
-        try:
-            svc.actor(token(request), *CONSOLE_ROLES["surveillance"])
-        except AuthError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=403)
+        if denied := refused(request, CONSOLE_ROLES["surveillance"], 403):
+            return denied
         if frames_dir is None:
             return JSONResponse({"error": "no frames are kept"}, status_code=404)
         name = request.path_params["name"]
