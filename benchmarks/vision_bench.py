@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         frames = propose(img)
         t1 = time.perf_counter()
-        rec.classify(extract_crops(img, frames))
+        rec.first_look(extract_crops(img, frames))
         t2 = time.perf_counter()
         stage_ms["propose"].append((t1 - t0) * 1e3)
         stage_ms["crop+classify"].append((t2 - t1) * 1e3)

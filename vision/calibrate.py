@@ -49,12 +49,12 @@ THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95
                                   0.975, 0.98, 0.985, 0.99, 0.993, 0.995, 0.997, 0.999)
 
 
-def sweep_frames(model: Path, directories: list[Path]) -> list[dict]:
+def sweep_frames(model: Path, directories: list[Path], gate: Path | None = None) -> list[dict]:
     """Pipeline metrics on labelled directories for every threshold in :data:`THRESHOLDS`."""
     from vision.evaluate import Score, labelled_images, score_frame
     from vision.recognize import Recognizer, load_image
 
-    rec = Recognizer(model, threshold=0.5)
+    rec = Recognizer(model, threshold=0.5, gate=gate)
     reads = [(rec.read(load_image(i)), json.loads(j.read_text()))
              for d in directories for i, j in labelled_images(d)]
     rows = []
@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model", type=Path)
     ap.add_argument("data", type=Path, help="npz of calibration crops (x uint8, y labels)")
+    ap.add_argument("--gate", type=Path, default=None,
+                    help="gate model (in the same directory as the model); recorded in the json")
     ap.add_argument("--max-error", type=float, default=0.001)
     ap.add_argument("--max-fp", type=float, default=0.1, help="false positives per frame")
     ap.add_argument("--frames", type=Path, nargs="+", default=None,
@@ -77,16 +79,20 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from vision.recognize import Recognizer
 
-    rec = Recognizer(args.model, threshold=0.5)
+    if args.gate is not None and args.gate.resolve().parent != args.model.resolve().parent:
+        ap.error("--gate must lie in the same directory as the model")
+    rec = Recognizer(args.model, threshold=0.5, gate=args.gate)
     d = np.load(args.data)
     x = d["x"].astype(np.float32) / 255.0
-    probs = np.concatenate([rec.classify(x[s:s + 512]) for s in range(0, len(x), 512)])
+    probs = np.concatenate([rec.first_look(x[s:s + 512]) for s in range(0, len(x), 512)])
     res = choose_threshold(probs, d["y"], args.max_error)
     meta = {"classes": list(CLASSES), "input": [3, CROP_H, CROP_W],
             "threshold": res["chosen"]["threshold"], "crop_calibration": res["chosen"],
             "calibration_crops": int(len(x))}
+    if args.gate is not None:
+        meta["gate"] = args.gate.name
     if args.frames:
-        rows = sweep_frames(args.model, args.frames)
+        rows = sweep_frames(args.model, args.frames, args.gate)
         ok = [r["misread_rate"] <= args.max_error
               and r["false_positives"] <= args.max_fp * r["frames"] for r in rows]
         # the smallest threshold at which it and every higher one meet both limits

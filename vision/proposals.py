@@ -326,12 +326,19 @@ def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
     return [frames[i] for i in kept]
 
 
-def propose(img: np.ndarray) -> list[IndexFrame]:
-    """All candidate index-corner frames in a BGR frame."""
+def propose(img: np.ndarray, refine_inferred: bool = True) -> list[IndexFrame]:
+    """All candidate index-corner frames in a BGR frame: those of :func:`index_frames`, and
+    (``refine_inferred``) copies of the inferred ones moved onto nearby card edges
+    (:func:`vision.refine.refine`)."""
+    from vision.refine import refine
+
     mask = card_mask(img)
     corners, longest = find_corners(mask)
     for arm in FINE_ARMS_PX:  # small steps of tightly overlapped hands
         fine, _ = find_corners(mask, arm_px=arm)
         corners += [c for c in fine
                     if all(np.linalg.norm(c.point - k.point) > 3 for k in corners)]
-    return index_frames(corners, longest, mask)
+    frames = index_frames(corners, longest, mask)
+    if refine_inferred:
+        frames = _dedupe(frames + refine(img, frames))
+    return frames

@@ -1,9 +1,12 @@
 """Read every card in a table frame: face-up codes with confidence, face-down cards, refusals.
 
 Pipeline: :func:`vision.proposals.propose` finds candidate index corners, each is cut to a
-canonical crop (:mod:`vision.crops`) and classified by one ONNX model (52 codes, face down,
-reject) in one reused onnxruntime session; a candidate read as a card code is classified again
-at two more crop scales and the three looks averaged (:meth:`Recognizer.second_look`). Reads
+canonical crop (:mod:`vision.crops`) and classified (52 codes, face down, reject) in reused
+onnxruntime sessions: a small *gate* model looks at every candidate, and the larger *reader*
+model only at those the gate does not put almost entirely on face down / reject
+(:data:`GATE_CODE_MASS`; most candidates of a frame are felt, chips and card bodies); a
+candidate read as a card code is classified again at two more crop scales and the three looks
+averaged (:meth:`Recognizer.second_look`). Reads
 of the same card (its two index corners, or one corner reached twice) are merged by the card
 centre they imply; reads of one card that disagree are refused. A card's confidence is its best
 read's probability, or higher when its two opposite index corners were read alike
@@ -32,6 +35,8 @@ from vision.proposals import IndexFrame, propose
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
+#: The reader looks at a candidate when the gate puts at least this much on the card codes.
+GATE_CODE_MASS = 0.05
 #: Two reads of one index corner are at most this far apart (card widths).
 SAME_INDEX = 0.22
 #: Two reads whose implied card centres are closer than this (card widths) are one card.
@@ -101,37 +106,63 @@ class _Read:
         return np.array([f.point, f.point + x, f.point + x + y, f.point + y])
 
 
+def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is imported lazily
+    import onnxruntime as ort
+
+    if not model.exists():
+        raise FileNotFoundError(f"vision model not found: {model}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+
+
+def _softmax(session, crops: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    if len(crops) == 0:
+        return np.zeros((0, len(CLASSES)), np.float32)
+    logits = session.run(None, {"crops": crops})[0]
+    logits = logits - logits.max(1, keepdims=True)
+    e = np.exp(logits)
+    return e / e.sum(1, keepdims=True)
+
+
 class Recognizer:
-    """One ONNX session (single-threaded by default) reused for every frame."""
+    """ONNX sessions (single-threaded by default) reused for every frame.
+
+    ``model`` is the reader; its metadata (``<model>.json``: class list, operating threshold,
+    ``"gate"``: the gate model's file name beside it) name the gate, or ``gate`` does. Without
+    a gate the reader looks at every candidate.
+    """
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
-                 threads: int = 1) -> None:
-        import onnxruntime as ort
-
+                 threads: int = 1, gate: str | Path | None = None) -> None:
         model = Path(model)
-        if not model.exists():
-            raise FileNotFoundError(f"vision model not found: {model}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        self.session = ort.InferenceSession(str(model), opts,
-                                            providers=["CPUExecutionProvider"])
+        self.session = _session(model, threads)
         meta_path = model.with_suffix(".json")
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         if list(meta.get("classes", CLASSES)) != list(CLASSES):
             raise ValueError(f"{model}: class list does not match vision.codes.CLASSES")
         self.threshold = float(threshold if threshold is not None
                                else meta.get("threshold", 0.9))
+        if gate is None and meta.get("gate"):
+            gate = model.parent / meta["gate"]
+        self.gate_session = _session(Path(gate), threads) if gate is not None else None
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
-        """Softmax probabilities ``(N, len(CLASSES))`` for canonical crops."""
-        if len(crops) == 0:
-            return np.zeros((0, len(CLASSES)), np.float32)
-        logits = self.session.run(None, {"crops": crops})[0]
-        logits = logits - logits.max(1, keepdims=True)
-        e = np.exp(logits)
-        return e / e.sum(1, keepdims=True)
+        """The reader's softmax probabilities ``(N, len(CLASSES))`` for canonical crops."""
+        return _softmax(self.session, crops)
+
+    def first_look(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities for every candidate: the gate's, replaced by the reader's wherever
+        the gate puts at least :data:`GATE_CODE_MASS` on the card codes."""
+        if self.gate_session is None:
+            return self.classify(crops)
+        probs = _softmax(self.gate_session, crops)
+        sel = np.flatnonzero(probs[:, :52].sum(1) >= GATE_CODE_MASS)
+        if len(sel):
+            probs[sel] = self.classify(crops[sel])
+        return probs
 
     def second_look(self, img: np.ndarray, frames: list[IndexFrame],
                     probs: np.ndarray) -> np.ndarray:
@@ -158,7 +189,7 @@ class Recognizer:
     def read(self, img: np.ndarray) -> list[_Read]:
         """Every candidate index corner with its best class and probability (no threshold)."""
         frames = propose(img)
-        probs = self.classify(extract_crops(img, frames))
+        probs = self.first_look(extract_crops(img, frames))
         probs = self.second_look(img, frames, probs)
         return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f)
                 for p, f in zip(probs, frames, strict=True)]

@@ -126,8 +126,18 @@ def generate(n_scenes: int, seed: int, out: Path) -> None:
     np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
 
 
-def build_model():  # noqa: ANN201 - torch is a training-only dependency
-    """The classifier: four conv blocks and two dense layers, ~100k parameters."""
+ARCHITECTURES = ("gate", "reader")
+
+
+def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only dependency
+    """One of the two classifiers (same input, same classes).
+
+    ``gate`` (``cards_v1``, 166k parameters, ~3.4 M multiply-adds a crop): four conv blocks
+    and two dense layers; cheap enough to run on every candidate of a frame.
+    ``reader`` (``cards_v2``, 389k parameters, ~16 M multiply-adds): two convolutions at each
+    of the two coarser scales, so that the small index glyphs (suit shapes at 5-8 px) get
+    more capacity; run only on candidates the gate does not reject.
+    """
     from torch import nn
 
     def block(cin: int, cout: int, pool: bool = True) -> list:
@@ -135,12 +145,23 @@ def build_model():  # noqa: ANN201 - torch is a training-only dependency
                   nn.ReLU(inplace=True)]
         return [*layers, nn.MaxPool2d(2)] if pool else layers
 
-    return nn.Sequential(
-        *block(3, 16), *block(16, 32), *block(32, 64), *block(64, 64, pool=False),
-        nn.Flatten(), nn.Dropout(0.2),
-        nn.Linear(64 * (CROP_H // 8) * (CROP_W // 8), 128), nn.ReLU(inplace=True),
-        nn.Linear(128, len(CLASSES)),
-    )
+    cells = (CROP_H // 8) * (CROP_W // 8)
+    if arch == "gate":
+        return nn.Sequential(
+            *block(3, 16), *block(16, 32), *block(32, 64), *block(64, 64, pool=False),
+            nn.Flatten(), nn.Dropout(0.2),
+            nn.Linear(64 * cells, 128), nn.ReLU(inplace=True),
+            nn.Linear(128, len(CLASSES)),
+        )
+    if arch == "reader":
+        return nn.Sequential(
+            *block(3, 24), *block(24, 48, pool=False), *block(48, 48),
+            *block(48, 96, pool=False), *block(96, 96),
+            nn.Flatten(), nn.Dropout(0.2),
+            nn.Linear(96 * cells, 192), nn.ReLU(inplace=True),
+            nn.Linear(192, len(CLASSES)),
+        )
+    raise ValueError(f"unknown architecture {arch!r}; known: {', '.join(ARCHITECTURES)}")
 
 
 def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
@@ -188,17 +209,20 @@ def freeze_batchnorm(model) -> None:  # noqa: ANN001
 
 
 def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
-          log: Path, init: Path | None = None, max_lr: float = 3e-3) -> dict:
+          log: Path, init: Path | None = None, max_lr: float = 3e-3, arch: str = "gate",
+          label_smoothing: float = 0.02, reject_fraction: float = 1.0,
+          threads: int = 1) -> dict:
     """Train on the npz files ``data``, report accuracy on ``cal`` each epoch; export ONNX.
 
     With ``init`` (an ONNX model), fine-tune it: its weights are loaded, its BatchNorms stay
-    frozen, and the learning rate peaks early (10 % of the steps) at ``max_lr``.
+    frozen, and the learning rate peaks early (10 % of the steps) at ``max_lr``. Each epoch
+    uses every card and face-down crop and a fresh random ``reject_fraction`` of the rejects.
     """
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     parts = [np.load(p) for p in data]
     x_tr = np.concatenate([p["x"] for p in parts])
@@ -207,14 +231,16 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
     cals = [np.load(p) for p in cal]
     x_cal = np.concatenate([p["x"] for p in cals])
     y_cal = np.concatenate([p["y"] for p in cals])
-    model = build_model()
+    model = build_model(arch)
     if init is not None:
         load_onnx_weights(model, init)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * (len(x_tr) // 256 + 1)
+    is_reject = y_tr == REJECT_INDEX
+    per_epoch = int((~is_reject).sum() + round(reject_fraction * is_reject.sum()))
+    steps = epochs * (per_epoch // 256 + 8)  # + margin: the reject draw varies by epoch
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps,
                                                 pct_start=0.1 if init is not None else 0.3)
-    lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
+    lossf = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
     history = []
     if init is not None:
         history.append({"epoch": -1, "cal_acc": _accuracy(model, x_cal, y_cal)})
@@ -223,7 +249,11 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
             model.train()
             if init is not None:
                 freeze_batchnorm(model)
-            order = rng.permutation(len(x_tr))
+            if reject_fraction < 1.0:
+                keep = ~is_reject | (rng.random(len(y_tr)) < reject_fraction)
+                order = rng.permutation(np.flatnonzero(keep))
+            else:
+                order = rng.permutation(len(x_tr))
             t0, tot, n = time.time(), 0.0, 0
             for s in range(0, len(order), 256):
                 idx = order[s:s + 256]
@@ -305,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", type=Path, default=None,
                     help="fine-tune this ONNX model (same architecture) instead of starting afresh")
     ap.add_argument("--max-lr", type=float, default=3e-3, help="peak of the one-cycle schedule")
+    ap.add_argument("--arch", choices=ARCHITECTURES, default="gate")
+    ap.add_argument("--label-smoothing", type=float, default=0.02)
+    ap.add_argument("--reject-fraction", type=float, default=1.0,
+                    help="share of the reject crops drawn afresh for each epoch")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--log-dir", type=Path, default=None,
                     help="where train_log.jsonl and train_summary.json go (default: --work)")
     args = ap.parse_args(argv)
@@ -319,7 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = args.log_dir or args.work
     log_dir.mkdir(parents=True, exist_ok=True)
     info = train(train_files, cal_files, args.epochs, args.seed, args.out,
-                 log_dir / "train_log.jsonl", init=args.init, max_lr=args.max_lr)
+                 log_dir / "train_log.jsonl", init=args.init, max_lr=args.max_lr,
+                 arch=args.arch, label_smoothing=args.label_smoothing,
+                 reject_fraction=args.reject_fraction, threads=args.threads)
     info["data"] = [str(p) for p in train_files]
     info["calibration"] = [str(p) for p in cal_files]
     info["init"] = str(args.init) if args.init else None
