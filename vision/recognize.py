@@ -33,7 +33,22 @@ from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.crops import extract_crops
 from vision.proposals import IndexFrame, propose
 
-MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+
+def _model_dir() -> Path:
+    """``$MONSTER_MATCH_MODELS``, else the repository's ``models/`` (a checkout or an
+    editable install), else ``<prefix>/share/monster-match/models`` (a wheel install)."""
+    import os
+    import sys
+
+    if os.environ.get("MONSTER_MATCH_MODELS"):
+        return Path(os.environ["MONSTER_MATCH_MODELS"])
+    here = Path(__file__).resolve().parent.parent / "models"
+    if here.is_dir():
+        return here
+    return Path(sys.prefix) / "share" / "monster-match" / "models"
+
+
+MODEL_DIR = _model_dir()
 DEFAULT_MODEL = MODEL_DIR / "cards_v1.onnx"
 #: The reader looks at a candidate when the gate puts at least this much on the card codes.
 GATE_CODE_MASS = 0.05
