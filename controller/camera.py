@@ -1,6 +1,8 @@
 """The overhead camera as the controller uses it: a frame, read by the vision pipeline, mapped to
 layout areas, cross-checked against the shoe (:mod:`controller.fusion`).
 
+:class:`LayoutCalibrator` maps a frame's pixels to layout areas as the table's ``[camera]``
+settings say (four fixed points, or ArUco markers found in each frame).
 :class:`SimulatedCamera` draws the frame procedurally from what is on the layout (the demo's
 table), with the same perspective, light and noise as the vision model's validation scenes; the
 reading goes through the real recogniser, so a misread in the demo is a real misread.
@@ -16,9 +18,39 @@ from typing import Any
 import cv2
 import numpy as np
 
+from controller.config import CameraSettings
 from controller.fusion import CameraCard
-from vision.calibration import TableCalibration, assign_spots
+from vision.calibration import CalibrationError, TableCalibration, assign_spots
 from vision.recognize import Recognizer
+
+__all__ = ["CalibrationError", "CameraRead", "LayoutCalibrator", "SimulatedCamera"]
+
+
+class LayoutCalibrator:
+    """The image-to-layout calibration of each frame, from the ``[camera]`` settings.
+
+    ``"points"`` gives the same calibration for every frame; ``"aruco"`` finds the markers in
+    each frame (:class:`CalibrationError` when too few show); ``"none"`` gives ``None``.
+    """
+
+    def __init__(self, settings: CameraSettings) -> None:
+        self.settings = settings
+        self._fixed = None
+        if settings.calibration == "points":
+            self._fixed = TableCalibration.from_points(
+                settings.image_points, settings.layout_points, settings.areas,
+                settings.max_distance_mm)
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.calibration != "none"
+
+    def for_frame(self, image: np.ndarray) -> TableCalibration | None:
+        s = self.settings
+        if s.calibration == "aruco":
+            return TableCalibration.from_aruco(image, s.aruco_markers, s.aruco_dictionary,
+                                               s.areas, s.max_distance_mm)
+        return self._fixed
 
 
 @dataclass
@@ -38,7 +70,8 @@ class SimulatedCamera:
 
     def __init__(self, frames_dir: Path | None, seed: int = 0, design: str = "plastic",
                  recognizer: Recognizer | None = None, size: tuple[int, int] = (1280, 720),
-                 tilt_max: float = 25.0, card_px: tuple[float, float] = (46.0, 54.0)) -> None:
+                 tilt_max: float = 25.0, card_px: tuple[float, float] = (46.0, 54.0),
+                 settings: CameraSettings | None = None) -> None:
         self.frames_dir = frames_dir
         if frames_dir is not None:
             frames_dir.mkdir(parents=True, exist_ok=True)
@@ -49,21 +82,37 @@ class SimulatedCamera:
         self.tilt_max = tilt_max
         # A fixed table camera frames the whole layout: cards ~46-54 px wide at 720p.
         self.card_px = card_px
+        # With ArUco calibration the simulated layout carries the configured markers and each
+        # frame is calibrated from them; otherwise the simulator's own pose is the calibration.
+        self.calibrator = LayoutCalibrator(settings) if (
+            settings is not None and settings.calibration == "aruco") else None
 
     def capture(self, layout: Mapping[str, Sequence[str]], name: str | None = None
                 ) -> CameraRead:
         """Draw ``layout`` (area -> card codes in dealing order, ``"XX"`` face down) and read it."""
         from vision.synth import render_table
 
+        markers = self.calibrator.settings.aruco_markers if self.calibrator else None
         image, labels = render_table(layout, self.rng, design=self.design, size=self.size,
-                                     tilt_max=self.tilt_max, card_px=self.card_px)
-        # The simulated camera is calibrated: its layout-to-image homography is known.
-        calibration = TableCalibration(np.linalg.inv(np.array(labels["table_to_image"])))
+                                     tilt_max=self.tilt_max, card_px=self.card_px,
+                                     markers=markers)
+        if self.calibrator is not None:
+            try:
+                calibration = self.calibrator.for_frame(image)
+            except CalibrationError:
+                calibration = None  # every card off-layout: the cross-check holds the round
+        else:  # the simulator's own layout-to-image homography
+            calibration = TableCalibration(np.linalg.inv(np.array(labels["table_to_image"])))
         return self.read(image, calibration, name)
 
-    def read(self, image: np.ndarray, calibration: TableCalibration,
+    def read(self, image: np.ndarray, calibration: TableCalibration | None,
              name: str | None = None) -> CameraRead:
-        result: dict[str, Any] = assign_spots(self.recognizer.recognize(image), calibration)
+        result: dict[str, Any] = self.recognizer.recognize(image)
+        if calibration is not None:
+            result = assign_spots(result, calibration)
+        else:
+            result = {**result, **{k: [{**c, "spot": None} for c in result[k]]
+                                   for k in ("cards", "face_down", "unreadable")}}
         saved = None
         if self.frames_dir is not None and name is not None:
             saved = f"{name}.jpg"

@@ -49,6 +49,22 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class CameraSettings:
+    """How camera pixels map to layout areas (``[camera]``); see :mod:`vision.calibration`."""
+
+    calibration: str  # "none", "points" or "aruco"
+    max_distance_mm: float
+    image_points: tuple[tuple[float, float], ...]
+    layout_points: tuple[tuple[float, float], ...]
+    aruco_dictionary: str
+    aruco_markers: dict[int, tuple[float, float]]
+    areas: dict[str, tuple[float, float]]
+
+
+CALIBRATIONS = ("none", "points", "aruco")
+
+
+@dataclass(frozen=True)
 class TableConfig:
     table: TableSettings
     paytable: Paytable
@@ -57,6 +73,7 @@ class TableConfig:
     db_path: str
     web: WebSettings
     origin: str
+    camera: CameraSettings
 
     @property
     def shoe(self) -> ShoeComposition:
@@ -105,6 +122,10 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TableConfig
             # produce a distribution nobody wrote down.
             doc = dict(doc)
             doc["dynamic_pays"] = {}
+        for key in ("aruco_markers", "areas"):  # lists of places: replaced whole, not merged
+            if key in user.get("camera", {}):
+                doc = dict(doc)
+                doc["camera"] = {k: v for k, v in doc["camera"].items() if k != key}
         doc = _merge(doc, user)
     for key, value in overrides.items():
         doc["table"][key] = value
@@ -166,7 +187,59 @@ def _build(doc: dict[str, Any], src: TomlSource) -> TableConfig:
         db_path=_get(src, doc, "storage", "db", str),
         web=web,
         origin=src.origin,
+        camera=_build_camera(src, doc),
     )
+
+
+def _point(src: TomlSource, value: Any, table: str, key: str) -> tuple[float, float]:
+    ok = (isinstance(value, list) and len(value) == 2
+          and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
+    if not ok:
+        raise src.error(f"[{table}] {key} must be a point [x, y], got {value!r}", table, key)
+    return float(value[0]), float(value[1])
+
+
+def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
+    method = _get(src, doc, "camera", "calibration", str)
+    if method not in CALIBRATIONS:
+        raise src.error(f"calibration must be one of {', '.join(CALIBRATIONS)}, got {method!r}",
+                        "camera", "calibration")
+    max_distance = float(_get(src, doc, "camera", "max_distance_mm", float))
+    if max_distance <= 0:
+        raise src.error("max_distance_mm must be positive", "camera", "max_distance_mm")
+    cam = doc["camera"]
+    points = {}
+    for key in ("image_points", "layout_points"):
+        raw = cam.get(key, [])
+        if not isinstance(raw, list):
+            raise src.error(f"[camera] {key} must be a list of points", "camera", key)
+        points[key] = tuple(_point(src, v, "camera", key) for v in raw)
+        if method == "points" and len(points[key]) != 4:
+            raise src.error(f"calibration \"points\" needs exactly four {key}, got "
+                            f"{len(points[key])}", "camera", key)
+    dictionary = _get(src, doc, "camera", "aruco_dictionary", str)
+    markers: dict[int, tuple[float, float]] = {}
+    for key, value in cam.get("aruco_markers", {}).items():
+        if not str(key).isdigit():
+            raise src.error(f"ArUco marker ids are whole numbers, got {key!r}",
+                            "camera.aruco_markers", key)
+        markers[int(key)] = _point(src, value, "camera.aruco_markers", key)
+    if method == "aruco":
+        if len(markers) < 4:
+            raise src.error("calibration \"aruco\" needs at least four markers in "
+                            "[camera.aruco_markers]", "camera", "calibration")
+        from vision.calibration import CalibrationError, aruco_dictionary
+
+        try:
+            aruco_dictionary(dictionary)
+        except CalibrationError as exc:
+            raise src.error(str(exc), "camera", "aruco_dictionary") from None
+    areas = {str(k): _point(src, v, "camera.areas", k)
+             for k, v in cam.get("areas", {}).items()}
+    if not areas:
+        raise src.error("[camera.areas] lists no layout area", "camera", "calibration")
+    return CameraSettings(method, max_distance, points["image_points"],
+                          points["layout_points"], dictionary, markers, areas)
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

@@ -73,7 +73,8 @@ class Demo:
         if opts.camera:
             from controller.camera import SimulatedCamera  # loads the vision model
 
-            self.camera = SimulatedCamera(self.frames_dir, seed=self.rng.getrandbits(32))
+            self.camera = SimulatedCamera(self.frames_dir, seed=self.rng.getrandbits(32),
+                                          settings=cfg.camera)
         self._shoe_cards = random_shoe(cfg.table.decks, self.rng.getrandbits(32))
         self._hits: dict[int, int] = {}  # position of a later card -> the seat it went to
         self.camera_ms: list[float] = []

@@ -1,9 +1,16 @@
 """Optional table calibration: map image points to layout spots (seats, dealer).
 
-Given four layout points (table millimetres, e.g. four printed marks) and where they appear in
-the image, a homography maps every image point onto the layout; each card goes to the nearest
-spot within ``max_distance`` millimetres. The spot positions default to the layout that
-:mod:`vision.synth` draws (:data:`vision.synth.SPOTS`).
+Two ways to get the image-to-layout homography:
+
+* four layout points (table millimetres, e.g. four printed marks) and where they appear in the
+  image (:meth:`TableCalibration.from_points`), for a camera that does not move;
+* ArUco markers printed on the layout at known places (:meth:`TableCalibration.from_aruco`):
+  the markers are found in each frame, so a camera that is knocked or re-aimed recalibrates
+  itself. At least four known markers must be seen; their centres give the homography
+  (RANSAC, so one misplaced marker is outvoted when five or more are seen).
+
+Each card then goes to the nearest spot within ``max_distance`` millimetres. The spot positions
+default to the layout that :mod:`vision.synth` draws (:data:`vision.synth.SPOTS`).
 
     >>> cal = TableCalibration.from_points(image_pts, layout_pts)  # doctest: +SKIP
     >>> assign_spots(result, cal)["cards"][0]["spot"]  # doctest: +SKIP
@@ -19,6 +26,29 @@ import cv2
 import numpy as np
 
 from vision.synth import SPOTS
+
+
+class CalibrationError(ValueError):
+    """The frame cannot be calibrated (too few known markers seen, degenerate points)."""
+
+
+def aruco_dictionary(name: str):  # noqa: ANN201 - an OpenCV object
+    """The predefined ArUco dictionary ``name`` (``"DICT_4X4_50"``, ...)."""
+    code = getattr(cv2.aruco, name, None) if name.startswith("DICT_") else None
+    if not isinstance(code, int):
+        raise CalibrationError(f"unknown ArUco dictionary {name!r} (e.g. DICT_4X4_50)")
+    return cv2.aruco.getPredefinedDictionary(code)
+
+
+def detect_markers(image: np.ndarray, dictionary: str = "DICT_4X4_50") -> dict[int, np.ndarray]:
+    """Centre (image pixels) of every ArUco marker of ``dictionary`` found in a BGR frame."""
+    detector = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary),
+                                       cv2.aruco.DetectorParameters())
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    corners, ids, _ = detector.detectMarkers(grey)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).mean(0) for i, c in zip(ids.ravel(), corners, strict=True)}
 
 
 def _default_spots() -> dict[str, tuple[float, float]]:
@@ -46,6 +76,28 @@ class TableCalibration:
         h = cv2.getPerspectiveTransform(src, dst)
         return cls(h, dict(spots) if spots else _default_spots(), max_distance)
 
+    @classmethod
+    def from_aruco(cls, image: np.ndarray, markers: Mapping[int, Sequence[float]],
+                   dictionary: str = "DICT_4X4_50",
+                   spots: Mapping[str, tuple[float, float]] | None = None,
+                   max_distance: float = 150.0, max_error_mm: float = 15.0) -> TableCalibration:
+        """Calibrate from the ArUco markers seen in ``image``; ``markers`` maps each marker id
+        to the layout millimetres of its centre. Raises :class:`CalibrationError` when fewer
+        than four known markers are seen, or when they do not fit one homography within
+        ``max_error_mm``."""
+        seen = detect_markers(image, dictionary)
+        known = sorted(set(seen) & {int(k) for k in markers})
+        if len(known) < 4:
+            raise CalibrationError(
+                f"ArUco calibration needs four known markers; saw {len(known)} "
+                f"({', '.join(map(str, known)) or 'none'}) of {len(markers)}")
+        src = np.array([seen[k] for k in known], np.float32)
+        dst = np.array([markers[k] for k in known], np.float32)
+        h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, max_error_mm)
+        if h is None or int(inliers.sum()) < 4:
+            raise CalibrationError("the markers seen do not fit one table plane")
+        return cls(h, dict(spots) if spots else _default_spots(), max_distance)
+
     def to_layout(self, point: Sequence[float]) -> np.ndarray:
         """Layout millimetres of an image point."""
         p = np.array([[point]], np.float32)
@@ -63,7 +115,8 @@ class TableCalibration:
 
 
 def assign_spots(result: dict, calibration: TableCalibration) -> dict:
-    """A copy of a recognition result with ``"spot"`` added to every card and face-down card."""
+    """A copy of a recognition result with ``"spot"`` added to every card, face-down card and
+    unreadable card (``None`` off the layout)."""
     out = dict(result)
     for key in ("cards", "face_down", "unreadable"):
         out[key] = [{**c, "spot": calibration.spot_for(c["center"])} for c in result[key]]

@@ -20,7 +20,7 @@ inside the frame.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -72,7 +72,33 @@ def _project(hmat: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return p[:, :2] / p[:, 2:3]
 
 
-def _felt(rng: np.random.Generator, hmat: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+#: Side of the ArUco markers :func:`render_table` prints on the layout (millimetres).
+MARKER_MM = 60.0
+#: Where a table with calibration markers has them (id -> layout millimetres of the centre):
+#: the open felt between the dealer and the players' arc, clear of every spot, where a
+#: camera aimed at the layout sees them whatever its turn.
+DEFAULT_MARKERS: dict[int, tuple[float, float]] = {
+    0: (-360.0, -130.0), 1: (360.0, -130.0), 2: (-180.0, -200.0), 3: (180.0, -200.0),
+    4: (0.0, -40.0), 5: (0.0, 60.0),
+}
+
+
+def _draw_markers(canvas: np.ndarray, markers: Mapping[int, tuple[float, float]],
+                  to_canvas: Callable[[float, float], tuple[int, int]]) -> None:
+    """Print ArUco markers (DICT_4X4_50, white quiet zone) on the felt canvas."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    side = int(MARKER_MM)
+    for marker_id, (x, y) in markers.items():
+        tile = cv2.aruco.generateImageMarker(dictionary, int(marker_id), side)
+        x0, y0 = to_canvas(x - MARKER_MM / 2, y - MARKER_MM / 2)
+        q = side // 6  # quiet zone: one module
+        cv2.rectangle(canvas, (x0 - q, y0 - q), (x0 + side + q, y0 + side + q),
+                      (235, 235, 235), -1)
+        canvas[y0:y0 + side, x0:x0 + side] = tile[..., None]
+
+
+def _felt(rng: np.random.Generator, hmat: np.ndarray, size: tuple[int, int],
+          markers: Mapping[int, tuple[float, float]] | None = None) -> np.ndarray:
     """Felt with printed layout and chips, drawn in table millimetres and warped to the frame."""
     scale = 1.0  # canvas pixels per mm
     x0, y0, cw, ch = -900, -700, 1800, 1300
@@ -116,6 +142,8 @@ def _felt(rng: np.random.Generator, hmat: np.ndarray, size: tuple[int, int]) -> 
         p = c(rng.uniform(-400, 400), rng.uniform(-450, 250))
         cv2.circle(canvas, p, int(19 * scale), col, -1, cv2.LINE_AA)
         cv2.circle(canvas, p, int(13 * scale), (235, 235, 235), 2, cv2.LINE_AA)
+    if markers:
+        _draw_markers(canvas, markers, c)
     shift = np.array([[1 / scale, 0, x0], [0, 1 / scale, y0], [0, 0, 1]])
     out = cv2.warpPerspective(canvas, hmat @ shift, size, flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REFLECT)
@@ -211,15 +239,18 @@ def _card_quad(center: np.ndarray, angle: float, w: float, h: float) -> np.ndarr
 def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Generator,
                  design: str | CardDesign = "plastic", size: tuple[int, int] = (1280, 720),
                  tilt_max: float = 40.0, card_px: tuple[float, float] | None = None,
-                 clean: bool = False) -> tuple[np.ndarray, dict]:
+                 clean: bool = False,
+                 markers: Mapping[int, tuple[float, float]] | None = None
+                 ) -> tuple[np.ndarray, dict]:
     """Draw ``cards_by_spot`` (spot name -> codes in dealing order, ``"XX"`` = face down).
 
     Spots are ``dealer`` and ``seat1``..``seat7`` (see :data:`SPOTS`). Each later card of a
     hand lies over the one before, offset so that the earlier card's index corner shows.
     ``design`` is a design name (see :func:`vision.designs.get_design`) or a loaded design.
     ``card_px`` bounds the card width in pixels (default: 40-75 at 720p, scaled with height).
-    ``clean`` turns off glare, blur, noise and JPEG. Returns the BGR ``uint8`` image and its
-    labels (module docstring).
+    ``clean`` turns off glare, blur, noise and JPEG. ``markers`` (id -> layout millimetres,
+    e.g. :data:`DEFAULT_MARKERS`) prints ArUco calibration markers on the layout. Returns the
+    BGR ``uint8`` image and its labels (module docstring).
     """
     deck = get_design(design) if isinstance(design, str) else design
     w_px, h_px = deck.size
@@ -227,7 +258,7 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
     cw, chh = CARD_W_MM, CARD_W_MM * aspect
     lo, hi = card_px or (44.0 * size[1] / 720, 75.0 * size[1] / 720)
     hmat = _camera(rng, size, tilt_max, rng.uniform(lo, hi))
-    frame = _felt(rng, hmat, size)
+    frame = _felt(rng, hmat, size, markers)
     labels: list[dict] = []
     quads: list[np.ndarray] = []
     back = deck.backs[int(rng.integers(len(deck.backs)))]
