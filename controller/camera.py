@@ -62,6 +62,7 @@ class CameraRead:
     unreadable: list[str | None]
     elapsed_ms: float
     frame_name: str | None = None
+    calibration_error: str | None = None  # why the frame could not be placed on the layout
 
 
 class SimulatedCamera:
@@ -96,14 +97,17 @@ class SimulatedCamera:
         image, labels = render_table(layout, self.rng, design=self.design, size=self.size,
                                      tilt_max=self.tilt_max, card_px=self.card_px,
                                      markers=markers)
+        error = None
         if self.calibrator is not None:
             try:
                 calibration = self.calibrator.for_frame(image)
-            except CalibrationError:
-                calibration = None  # every card off-layout: the cross-check holds the round
+            except CalibrationError as exc:
+                calibration, error = None, str(exc)
         else:  # the simulator's own layout-to-image homography
             calibration = TableCalibration(np.linalg.inv(np.array(labels["table_to_image"])))
-        return self.read(image, calibration, name)
+        read = self.read(image, calibration, name)
+        read.calibration_error = error
+        return read
 
     def read(self, image: np.ndarray, calibration: TableCalibration | None,
              name: str | None = None) -> CameraRead:

@@ -186,7 +186,8 @@ class Demo:
         name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
-        result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_name)
+        result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_name,
+                                       read.calibration_error)
         if result.problems:
             self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")
 

@@ -58,15 +58,22 @@ class TableService:
         return view
 
     def camera_check(self, round_id: int, camera: list[CameraCard], hole_up: bool,
-                     frame_name: str | None = None) -> FusionResult:
+                     frame_name: str | None = None,
+                     calibration_error: str | None = None) -> FusionResult:
         """Cross-check one camera reading of the layout against the shoe's cards of the round;
         record the camera's code for each card and the frame; hold the round on any problem
-        (or, if it has closed meanwhile, record an alert for surveillance)."""
+        (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
+        not be placed on the layout (``calibration_error``) is itself the problem: its cards
+        cannot be compared area by area."""
         with self.lock:
             table = self.table
             rnd = table.round(round_id)
             visible = [c for c in rnd.cards if hole_up or c["spot"] != "dealer:hole"]
-            result = cross_check(visible, camera, self.cfg.shoe)
+            if calibration_error is not None:
+                result = FusionResult(problems=[
+                    f"camera frame not placed on the layout: {calibration_error}"])
+            else:
+                result = cross_check(visible, camera, self.cfg.shoe)
             table.record_camera(round_id, {p: code for p, code in
                                            result.camera_by_position.items() if code})
             if frame_name:
