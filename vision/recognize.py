@@ -285,22 +285,35 @@ def card_score(group: list[_Read]) -> float:
     score = group[0].prob
     for i, a in enumerate(group):
         for b in group[i + 1:]:
-            if (_opposite_corners(a.frame, b.frame)
-                    or _opposite_corners(b.frame, a.frame)):
+            if (_opposite_corners(a.frame, b.frame, measured=True)
+                    or _opposite_corners(b.frame, a.frame, measured=True)):
                 score = max(score, 1.0 - (1.0 - min(a.prob, b.prob)) ** 2)
     return score
 
 
-def _opposite_corners(fa: IndexFrame, fb: IndexFrame) -> bool:
-    """Whether two frames are the two opposite index corners of one card (axes reversed, one a
-    card diagonal from the other, tightly)."""
+def _opposite_corners(fa: IndexFrame, fb: IndexFrame, measured: bool = False) -> bool:
+    """Whether two frames are the two opposite index corners of one card (axes reversed).
+
+    By default, tightly by the estimated card size: one a card diagonal (0.85-1.15 widths
+    across, proportions 1.3-1.65) from the other; this also decides that two reads of
+    different codes claim one card. With ``measured`` (for reads of the same code), by the
+    frames alone: the step between the corner points, measured along each frame's own axes,
+    is the same width and height seen from both ends (within 12 %), with a card's
+    proportions under a tilted view (1.1-1.9) and 0.55-1.6 of the estimated width; the size
+    estimate is what is least sure in a frame, and two corners that agree measure the card.
+    """
     if float(np.dot(fa.x_axis, fb.x_axis)) >= -0.8:
         return False
     w = min(fa.width, fb.width)
     d = fb.point - fa.point
-    u = float(np.dot(d, fa.x_axis)) / w
-    v = float(np.dot(d, fa.y_axis)) / w
-    return 0.85 < u < 1.15 and 1.3 < v / u < 1.65
+    u, v = float(np.dot(d, fa.x_axis)), float(np.dot(d, fa.y_axis))
+    if not measured:
+        return 0.85 < u / w < 1.15 and 1.3 < v / max(u, 1e-9) < 1.65
+    ub, vb = float(np.dot(-d, fb.x_axis)), float(np.dot(-d, fb.y_axis))
+    if min(u, v, ub, vb) <= 0:
+        return False
+    return (abs(u - ub) < 0.12 * u and abs(v - vb) < 0.12 * v
+            and 0.55 < u / w < 1.6 and 1.1 < v / u < 1.9)
 
 
 def _same_card(a: _Read, b: _Read) -> bool:
@@ -329,6 +342,8 @@ def _same_card(a: _Read, b: _Read) -> bool:
         if u <= 0:
             return False
         if _opposite_corners(fa, fb):
+            return True
+        if same_code and _opposite_corners(fa, fb, measured=True):
             return True
         return same_code and 0.65 < u < 1.4 and 1.15 < v / u < 1.9
     return False
