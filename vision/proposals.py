@@ -18,6 +18,7 @@ pixels, unit vectors along the card's width and height, and the card width in pi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -96,14 +97,22 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 
 def _merge_collinear(poly: np.ndarray, max_turn: float = 0.985) -> np.ndarray:
-    """Drop vertices where the outline turns by less than ~10 degrees."""
-    pts = list(poly)
+    """Drop vertices where the outline turns by less than ~10 degrees (the first such vertex,
+    then look again from the start). Plain floats: this runs for every region of every frame,
+    and numpy calls on 2-vectors cost more than the arithmetic."""
+    pts = [(float(x), float(y)) for x, y in poly]
+
+    def straight(a: tuple[float, float], b: tuple[float, float],
+                 c: tuple[float, float]) -> bool:
+        ux, uy, vx, vy = b[0] - a[0], b[1] - a[1], c[0] - b[0], c[1] - b[1]
+        norms = max(math.hypot(ux, uy), 1e-9) * max(math.hypot(vx, vy), 1e-9)
+        return (ux * vx + uy * vy) / norms > max_turn
+
     changed = True
     while changed and len(pts) > 3:
         changed = False
         for i in range(len(pts)):
-            a, b, c = pts[i - 1], pts[i], pts[(i + 1) % len(pts)]
-            if float(np.dot(_unit(b - a), _unit(c - b))) > max_turn:
+            if straight(pts[i - 1], pts[i], pts[(i + 1) % len(pts)]):
                 del pts[i]
                 changed = True
                 break
@@ -113,8 +122,12 @@ def _merge_collinear(poly: np.ndarray, max_turn: float = 0.985) -> np.ndarray:
 def _arm_direction(pts: np.ndarray) -> np.ndarray:
     """Unit direction of a run of contour points, ordered away from the corner."""
     centred = pts - pts.mean(0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    d = vt[0]
+    # principal axis of the 2x2 scatter matrix in closed form (an SVD per arm is slower)
+    sxx = float(np.dot(centred[:, 0], centred[:, 0]))
+    syy = float(np.dot(centred[:, 1], centred[:, 1]))
+    sxy = float(np.dot(centred[:, 0], centred[:, 1]))
+    angle = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
+    d = np.array([math.cos(angle), math.sin(angle)])
     return d if float(np.dot(pts[-1] - pts[0], d)) >= 0 else -d
 
 
@@ -315,15 +328,15 @@ def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
         return []
     pts = np.array([f.point for f in frames])
     xs = np.array([f.x_axis for f in frames])
-    kept: list[int] = []
-    for i, f in enumerate(frames):
-        if kept:
-            k = np.array(kept)
-            near = np.linalg.norm(pts[k] - pts[i], axis=1) < 0.1 * f.width
-            if np.any(near & (xs[k] @ xs[i] > 0.9)):
-                continue
-        kept.append(i)
-    return [frames[i] for i in kept]
+    widths = np.array([f.width for f in frames])
+    # clash[i, j]: frame j is a near copy of frame i (judged at frame j's size)
+    near = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2) < 0.1 * widths[None, :]
+    clash = near & (xs @ xs.T > 0.9)
+    keep = np.ones(len(frames), bool)
+    for j in range(1, len(frames)):
+        if clash[:j, j][keep[:j]].any():
+            keep[j] = False
+    return [f for f, k in zip(frames, keep, strict=True) if k]
 
 
 def propose(img: np.ndarray, refine_inferred: bool = True) -> list[IndexFrame]:

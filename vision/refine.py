@@ -78,14 +78,16 @@ def _edge_scores(grads: tuple[np.ndarray, np.ndarray], p: np.ndarray, x: np.ndar
     """Edge score ``(F, G)`` and corner point ``(F, G, 2)`` of each frame moved by each of its
     offsets ``(F, G, 2)``."""
     gx, gy = grads
+    p, x, y, w = (a.astype(np.float32) for a in (p, x, y, w))
+    offsets = offsets.astype(np.float32)
     ww = w[:, None, None]
     xf, yf = x[:, None, :], y[:, None, :]  # (F, 1, 2)
     base = p[:, None, :] + (offsets[..., :1] * xf + offsets[..., 1:] * yf) * ww
-    steps_x = ALONG_WIDTH[None, None, :, None] * ww[..., None]  # (F, 1, k, 1)
-    steps_y = ALONG_HEIGHT[None, None, :, None] * ww[..., None]
+    steps_x = ALONG_WIDTH.astype(np.float32)[None, None, :, None] * ww[..., None]  # (F,1,k,1)
+    steps_y = ALONG_HEIGHT.astype(np.float32)[None, None, :, None] * ww[..., None]
     along_x = base[:, :, None, :] + steps_x * xf[:, :, None, :]
     along_y = base[:, :, None, :] + steps_y * yf[:, :, None, :]
-    pts = np.concatenate([along_x, along_y], 2).astype(np.float32)
+    pts = np.concatenate([along_x, along_y], 2)
     sx, sy = _sample(gx, pts), _sample(gy, pts)
     k = len(ALONG_WIDTH)
     # the gradient across each edge: along the width edge its normal is y, and vice versa
