@@ -53,10 +53,10 @@ MIN_MOVE = 0.08
 
 
 def gradients(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Horizontal and vertical Sobel gradients of the lightly smoothed grey frame."""
-    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    grey = cv2.GaussianBlur(grey, (0, 0), 0.8)  # edges ~3 px wide: the grid need not hit them
-    return cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    """Horizontal and vertical Sobel gradients of the lightly smoothed grey frame (16-bit
+    integers: the 8-bit smoothing and the 16-bit Sobel are several times faster than float)."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (0, 0), 0.8)
+    return cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3)
 
 
 def _sample(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -69,7 +69,7 @@ def _sample(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
     buf[:n] = flat
     out = cv2.remap(g, buf[:, 0].reshape(rows, cols), buf[:, 1].reshape(rows, cols),
                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return out.reshape(-1)[:n].reshape(pts.shape[:-1])
+    return out.reshape(-1)[:n].reshape(pts.shape[:-1]).astype(np.float32)
 
 
 def _edge_scores(grads: tuple[np.ndarray, np.ndarray], p: np.ndarray, x: np.ndarray,
@@ -104,7 +104,13 @@ def _edge_scores(grads: tuple[np.ndarray, np.ndarray], p: np.ndarray, x: np.ndar
 
 def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
     """Moved copies of the inferred (not ``direct``) frames whose edges lie elsewhere."""
-    inferred = [f for f in frames if not f.direct]
+    h, w_img = img.shape[:2]
+
+    def reachable(f: IndexFrame) -> bool:  # its search window overlaps the frame
+        m = 0.45 * f.width
+        return -m < f.point[0] < w_img + m and -m < f.point[1] < h + m
+
+    inferred = [f for f in frames if not f.direct and reachable(f)]
     if not inferred:
         return []
     grads = gradients(img)
