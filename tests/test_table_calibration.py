@@ -156,3 +156,18 @@ def test_a_frame_not_placed_on_the_layout_holds_the_round(tmp_path: Path) -> Non
     assert result.problems == [f"camera frame not placed on the layout: {why}"]
     assert t.current().state.value == "held"
     store.close()
+
+
+def test_rendered_hands_stay_in_their_own_area() -> None:
+    """The simulated dealer keeps each hand in its area: with the renderer's own pose, every
+    card's true centre is nearest its own spot (a side-by-side hand of three cards once
+    reached the next seat, and the demo's camera cross-check held the round)."""
+    wrong = total = 0
+    for seed in range(25):
+        rng = np.random.default_rng(500 + seed)
+        _, labels = render_table(random_deal(rng), rng, design="proc:0:1", clean=True)
+        cal = TableCalibration(np.linalg.inv(np.array(labels["table_to_image"])))
+        for card in labels["cards"]:
+            total += 1
+            wrong += cal.spot_for(card["center"]) != card["spot"]
+    assert total > 250 and wrong == 0

@@ -33,6 +33,10 @@ FACE_DOWN_CODES = ("XX", "face_down")
 #: Index regions in card units (u across the width, v down the height).
 INDEX_BOX = (0.0, 0.0, 0.24, 0.32)
 READABLE_FRACTION = 0.85
+#: No card of a hand is placed further than this from the hand's middle along the hand
+#: (millimetres): neighbouring seats are 165 mm apart, so a side-by-side hand of three or
+#: more cards would otherwise reach the next seat's area.
+HAND_REACH_MM = 55.0
 
 SPOTS: dict[str, tuple[float, float, float]] = {"dealer": (0.0, -250.0, 180.0)}
 for _i in range(1, 8):
@@ -275,6 +279,8 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
         ca, sa = math.cos(ang), math.sin(ang)
         rot = np.array([[ca, -sa], [sa, ca]])
         n = len(codes)
+        if n > 1 and (n - 1) / 2 * dx > HAND_REACH_MM:  # a dealer keeps a hand in its area
+            dx = HAND_REACH_MM / ((n - 1) / 2)
         for i, code in enumerate(codes):
             offset = rot @ np.array([(i - (n - 1) / 2) * dx, (i - (n - 1) / 2) * dy])
             jitter = math.radians(rng.normal(0, 2.5))
