@@ -6,7 +6,7 @@ under a tilted camera is often 0.1-0.4 card widths: too far for the classifier, 
 trained on frames within 0.12 card widths. A card corner has two straight edges running from
 it along the frame's axes (card on felt, or the shadow line of a card on a card), so the
 image gradient across each edge is strong along its whole length. :func:`refine` searches a
-grid of offsets around each inferred frame (coarse, then fine) for the place where both edges
+grid of offsets around each inferred frame (coarse, then finer) for the place where both edges
 are strongest (the second-weakest of eight samples along each edge, so one glyph cannot make
 an edge) and proposes a copy of the frame there when it is clearly better than the frame's
 own place. The original frame stays a candidate too.
@@ -106,7 +106,7 @@ def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
     """Moved copies of the inferred (not ``direct``) frames whose edges lie elsewhere."""
     h, w_img = img.shape[:2]
 
-    def reachable(f: IndexFrame) -> bool:  # its search window overlaps the frame
+    def reachable(f: IndexFrame) -> bool:  # its search window overlaps the image
         m = 0.45 * f.width
         return -m < f.point[0] < w_img + m and -m < f.point[1] < h + m
 
