@@ -201,3 +201,28 @@ def test_refine_leaves_direct_frames_alone() -> None:
     seen = IndexFrame(np.array([40.0, 30.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
                       55.0, 80.0, True)
     assert refine(img, [seen]) == []
+
+
+def test_quantised_classifier_agrees_with_the_float_one(tmp_path) -> None:
+    """vision.quantize turns a float model into an int8 one that classifies real candidate
+    crops (from the sample frames) like the float model does. Needs the ``train`` extra."""
+    pytest.importorskip("onnx")
+    import json
+    from pathlib import Path
+
+    from vision.evaluate import labelled_images
+    from vision.quantize import quantize
+    from vision.recognize import MODEL_DIR, Recognizer, load_image
+
+    samples = Path(__file__).resolve().parent.parent / "sample_images"
+    crops = np.concatenate([extract_crops(img, propose(img)) for img in
+                            (load_image(i) for i, _ in labelled_images(samples)[:4])])
+    data = tmp_path / "crops.npz"
+    np.savez(data, x=(crops * 255).round().astype(np.uint8), y=np.zeros(len(crops), np.int64))
+    src = MODEL_DIR / "cards_v1.onnx"
+    quantize(src, tmp_path / "q.onnx", data, samples=300)
+    (tmp_path / "q.json").write_text(json.dumps({"classes": list(CLASSES)}))
+    float_probs = Recognizer(src).classify(crops)
+    int8_probs = Recognizer(tmp_path / "q.onnx").classify(crops)
+    agree = (float_probs.argmax(1) == int8_probs.argmax(1)).mean()
+    assert len(crops) > 300 and agree > 0.97, agree
