@@ -171,3 +171,27 @@ def test_rendered_hands_stay_in_their_own_area() -> None:
             total += 1
             wrong += cal.spot_for(card["center"]) != card["spot"]
     assert total > 250 and wrong == 0
+
+
+def test_cards_are_placed_by_their_index_corner_and_real_size() -> None:
+    """A card read at one index corner with a card size estimated 1.6 times too large has its
+    reported centre far off; the layout position from the corner point, the edge directions
+    and the card's real size is not, and decides the card's area."""
+    from vision.calibration import assign_spots
+
+    rng = np.random.default_rng(8)
+    _, labels = render_table({"seat5": ["9S"]}, rng, design="plastic", tilt_max=30,
+                             clean=True)
+    cal = TableCalibration(np.linalg.inv(np.array(labels["table_to_image"])))
+    card = labels["cards"][0]
+    q = np.array(card["corners"])
+    x, y = (q[1] - q[0]) * 1.6, (q[3] - q[0]) * 1.6  # the size estimate 1.6x too large
+    quad = [q[0], q[0] + x, q[0] + x + y, q[0] + y]
+    wrong_centre = np.mean(quad, axis=0)
+    truth = cal.to_layout(card["center"])
+    assert np.linalg.norm(cal.to_layout(wrong_centre) - truth) > 30
+    assert np.linalg.norm(cal.card_centre(quad) - truth) < 6
+    result = {"cards": [{"code": "9S", "confidence": 1.0, "center": wrong_centre.tolist(),
+                         "corners": [p.tolist() for p in quad]}],
+              "face_down": [], "unreadable": []}
+    assert assign_spots(result, cal)["cards"][0]["spot"] == "seat5"

@@ -62,6 +62,8 @@ class TableCalibration:
     image_to_layout: np.ndarray
     spots: dict[str, tuple[float, float]] = field(default_factory=_default_spots)
     max_distance: float = 150.0
+    #: Card width and height on the table (millimetres): standard poker size.
+    card_mm: tuple[float, float] = (63.5, 88.9)
 
     @classmethod
     def from_points(cls, image_points: Sequence[Sequence[float]],
@@ -103,9 +105,25 @@ class TableCalibration:
         p = np.array([[point]], np.float32)
         return cv2.perspectiveTransform(p, self.image_to_layout)[0, 0].astype(float)
 
+    def card_centre(self, corners: Sequence[Sequence[float]]) -> np.ndarray:
+        """Layout millimetres of a card's centre from its reported corners (its own top-left,
+        top-right, bottom-right, bottom-left): the top-left index corner and the card's axes,
+        with the card's real size on the table. A reported centre rests on the card size
+        estimated in the image, which can be far off when only one index corner was read;
+        the corner point and the edge directions are what the recogniser measured."""
+        q = np.asarray(corners, np.float32)[[0, 1, 3]].reshape(-1, 1, 2)
+        tl, tr, bl = cv2.perspectiveTransform(q, self.image_to_layout).reshape(3, 2)
+        x, y = tr - tl, bl - tl
+        x, y = x / max(float(np.linalg.norm(x)), 1e-9), y / max(float(np.linalg.norm(y)), 1e-9)
+        return (tl + 0.5 * (self.card_mm[0] * x + self.card_mm[1] * y)).astype(float)
+
     def spot_for(self, point: Sequence[float]) -> str | None:
         """The nearest spot to an image point, or ``None`` if none is within range."""
-        q = self.to_layout(point)
+        return self.spot_at(self.to_layout(point))
+
+    def spot_at(self, q: np.ndarray) -> str | None:
+        """The nearest spot to a layout point (millimetres), or ``None`` if none is within
+        range."""
         best, best_d = None, self.max_distance
         for name, (x, y) in self.spots.items():
             d = float(np.hypot(q[0] - x, q[1] - y))
@@ -115,9 +133,13 @@ class TableCalibration:
 
 
 def assign_spots(result: dict, calibration: TableCalibration) -> dict:
-    """A copy of a recognition result with ``"spot"`` added to every card, face-down card and
-    unreadable card (``None`` off the layout)."""
+    """A copy of a recognition result with ``"spot"`` added to every card (placed by
+    :meth:`TableCalibration.card_centre`), face-down card and unreadable card (by their
+    centres); ``None`` off the layout."""
     out = dict(result)
-    for key in ("cards", "face_down", "unreadable"):
+    out["cards"] = [{**c, "spot": calibration.spot_at(calibration.card_centre(c["corners"]))
+                     if "corners" in c else calibration.spot_for(c["center"])}
+                    for c in result["cards"]]
+    for key in ("face_down", "unreadable"):
         out[key] = [{**c, "spot": calibration.spot_for(c["center"])} for c in result[key]]
     return out

@@ -54,8 +54,12 @@ DEFAULT_MODEL = MODEL_DIR / "cards_v2.onnx"
 GATE_CODE_MASS = 0.05
 #: Two reads of one index corner are at most this far apart (card widths).
 SAME_INDEX = 0.22
-#: Two reads whose implied card centres are closer than this (card widths) are one card.
-SAME_CENTRE = 0.45
+#: Two reads of the same code whose implied card centres are closer than this (card widths)
+#: are one card. Generous: the implied centres rest on the card size estimated in the frame,
+#: and a card reported twice is a card "never dealt" to the shoe cross-check, while two
+#: identical cards (multi-deck shoe) this close in one hand are rare and, merged, only leave
+#: one card unread by the camera.
+SAME_CENTRE = 0.8
 #: Two reads of different codes whose implied card centres are closer than this (card widths)
 #: claim one card (neighbours in a hand are at least ~0.26 card widths apart): refused.
 CLASH_CENTRE = 0.2

@@ -35,8 +35,9 @@ INDEX_BOX = (0.0, 0.0, 0.24, 0.32)
 READABLE_FRACTION = 0.85
 #: No card of a hand is placed further than this from the hand's middle along the hand
 #: (millimetres): neighbouring seats are 165 mm apart, so a side-by-side hand of three or
-#: more cards would otherwise reach the next seat's area.
-HAND_REACH_MM = 55.0
+#: more cards would otherwise reach the next seat's area; this leaves the camera's position
+#: error (up to ~20 mm) a margin of ~25 mm before the midpoint between seats.
+HAND_REACH_MM = 45.0
 
 SPOTS: dict[str, tuple[float, float, float]] = {"dealer": (0.0, -250.0, 180.0)}
 for _i in range(1, 8):
