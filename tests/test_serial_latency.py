@@ -61,8 +61,11 @@ def test_request_reply_from_callback_never_needs_a_resend():
         assert cs.send_failures == 0 and ss.send_failures == 0
         assert cs.frame_errors == 0 and ss.frame_errors == 0
         assert cs.frames_sent >= EXCHANGES and ss.frames_sent >= EXCHANGES + 1
-        assert cs.acks_received == cs.frames_sent
-        assert ss.acks_received == ss.frames_sent
+        # Heartbeats go on every 10 ms, so one frame may be on the wire when the counters are
+        # read; never more, and never an ACK counted before its frame (counted before it is
+        # written).
+        assert cs.frames_sent - 1 <= cs.acks_received <= cs.frames_sent, cs
+        assert ss.frames_sent - 1 <= ss.acks_received <= ss.frames_sent, ss
         assert board.protocol_errors == 0
     finally:
         board.close()

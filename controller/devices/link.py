@@ -437,10 +437,12 @@ class SerialLink:
     ) -> int | None:
         """Write one frame now (a new SEQ unless ``seq`` is given); None if no port/silent.
 
-        For a frame awaiting its ACK, ``delivery.seq`` is recorded *before* the bytes go out:
-        the peer may answer at once, and the reader matches its ACK against ``delivery.seq``.
+        For a frame awaiting its ACK, ``delivery.seq`` is recorded, and the frame counted as
+        sent (or resent), *before* the bytes go out: the peer may answer at once, and the
+        reader matches its ACK against ``delivery.seq`` (and counts it).
         """
         failed: tuple[Port, Exception] | None = None
+        counter = None
         with self._write_lock:
             port = self._port
             if port is None or self._silent:
@@ -454,11 +456,16 @@ class SerialLink:
             data = encode_frame(seq, type_, *fields)
             if self._faults is not None:
                 data = self._mangle(data)
+            if delivery is not None:
+                counter = "resends" if delivery.attempts else "frames_sent"
+                self._count(counter)
             try:
                 port.write(data)
             except Exception as exc:
                 failed = (port, exc)
         if failed is not None:
+            if counter is not None:
+                self._count(counter, -1)  # it never went out
             self._detach(failed[0], f"port lost on write: {failed[1]}")
             return None
         return seq
@@ -580,7 +587,6 @@ class SerialLink:
     def _run_worker(self) -> None:
         while not self._stop.is_set():
             to_send: Delivery | None = None
-            resend = False
             failed: Delivery | None = None  # just became overdue: report the link down
             went_offline = False
             with self._cond:
@@ -604,7 +610,7 @@ class SerialLink:
                     if d.attempts > self._max_resends and not d.overdue:
                         d.overdue = True
                         failed = d
-                    to_send, resend = d, d.attempts > 0
+                    to_send = d
                 elif d is None and usable and self._queue:
                     to_send = self._queue.popleft()
                     self._outstanding = to_send
@@ -642,10 +648,9 @@ class SerialLink:
                     to_send.fields = self._hb_fields()
                 seq = self._write(to_send.type, to_send.fields, to_send.seq, to_send)
                 with self._cond:
-                    if seq is not None:
+                    if seq is not None:  # counted as sent or resent by _write
                         to_send.seq = seq
                         to_send.attempts += 1
-                        self._count("resends" if resend else "frames_sent")
                     overdue = to_send.attempts > self._max_resends
                     to_send.deadline = time.monotonic() + (
                         self._down_retry if overdue else self._resend_after
