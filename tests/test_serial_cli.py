@@ -111,7 +111,9 @@ def test_help(cmd):
 def test_board_sim_script_against_board_client():
     sim = _mm(
         "board-sim", "--seats", "6",
-        "--script", "WAIT 0.3; MAIN 2 ON; BET 2 ON; BUTTON LOCKOUT; WAIT 0.3",
+        # The wager's LIGHT is acknowledged before the lock-out press: LOCK jumps the queue
+        # (by design), so without the pause a loaded machine may send LOCK ON first.
+        "--script", "WAIT 0.3; MAIN 2 ON; BET 2 ON; WAIT 0.3; BUTTON LOCKOUT; WAIT 0.3",
     )
     decisions: queue.Queue = queue.Queue()
     board = None
