@@ -24,7 +24,6 @@ too long).
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,8 +32,6 @@ from typing import Any
 from controller.devices.frames import MAX_BODY, Frame
 from controller.devices.link import Delivery, DeviceClient, LinkStatus
 from controller.devices.ports import Port
-
-log = logging.getLogger(__name__)
 
 BUTTONS = frozenset({"LOCKOUT", "REVEAL", "CALL"})
 LIGHT_STATES = frozenset({"ON", "OFF", "BLINK"})
@@ -169,16 +166,12 @@ class BoardClient(DeviceClient):
 
     # events ------------------------------------------------------------------
 
-    def _handle_frame(self, frame: Frame) -> None:
-        try:
-            event = decode_board_frame(frame, self.seats)
-        except BoardProtocolError as exc:
-            with self._lock:
-                self.protocol_errors += 1
-            log.warning("board protocol error (frame %04d): %s", frame.seq, exc)
-            return
-        if event is None:
-            return
+    protocol_error = BoardProtocolError
+
+    def _decode(self, frame: Frame) -> BoardEvent | None:
+        return decode_board_frame(frame, self.seats)
+
+    def _deliver(self, event: BoardEvent) -> None:
         if isinstance(event, BoardHello):
             self.last_hello = event
             self.seats = event.seats

@@ -658,24 +658,45 @@ class SerialLink:
 
 
 class DeviceClient(abc.ABC):
-    """The controller's end of one serial device: a :class:`SerialLink` whose valid frames go to
-    :meth:`_handle_frame` and whose status changes, like the device's events, go to ``on_event``
-    (or, without a callback, to the :attr:`events` queue). Subclasses decode the frames."""
+    """The controller's end of one serial device: a :class:`SerialLink` whose valid frames are
+    decoded by :meth:`_decode` and passed on by :meth:`_deliver`, and whose status changes, like
+    the device's events, go to ``on_event`` (or, without a callback, to the :attr:`events`
+    queue). A frame the subclass cannot decode (its :attr:`protocol_error`) is counted in
+    :attr:`protocol_errors` and logged, never delivered."""
+
+    #: The exception the subclass's :meth:`_decode` raises for bad frame content.
+    protocol_error: type[Exception] = ValueError
 
     def __init__(self, port: str | Callable[[], Port], on_event: Callable[[Any], None] | None,
                  name: str, link_options: dict[str, Any]) -> None:
         self.events: queue.Queue[Any] = queue.Queue()
         self._on_event = on_event or self.events.put
         self._lock = threading.Lock()
+        self.name = name
         self.protocol_errors = 0
         link_options.setdefault("name", name)
         self.link = SerialLink(
             port, on_frame=self._handle_frame, on_status=self._on_event, **link_options
         )
 
-    @abc.abstractmethod
     def _handle_frame(self, frame: Frame) -> None:
-        """Decode one valid frame of this device into events."""
+        try:
+            event = self._decode(frame)
+        except self.protocol_error as exc:
+            with self._lock:
+                self.protocol_errors += 1
+            log.warning("%s protocol error (frame %04d): %s", self.name, frame.seq, exc)
+            return
+        if event is not None:
+            self._deliver(event)
+
+    @abc.abstractmethod
+    def _decode(self, frame: Frame) -> Any:
+        """One valid frame of this device as an event, or None (heartbeats)."""
+
+    def _deliver(self, event: Any) -> None:
+        """Note what the controller's end must remember of ``event``, then pass it on."""
+        self._on_event(event)
 
     def start(self, require_open: bool = False) -> None:
         """Start the link; with ``require_open`` raise LinkError now if the port won't open."""

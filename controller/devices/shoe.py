@@ -30,7 +30,6 @@ malformed card code, a bad number) is acknowledged at the link layer, logged and
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,8 +39,6 @@ from controller.cards import Card, CardCodeError
 from controller.devices.frames import Frame
 from controller.devices.link import DeviceClient, LinkStatus
 from controller.devices.ports import Port
-
-log = logging.getLogger(__name__)
 
 ERROR_CODES = frozenset({"JAM", "MISREAD", "DOOR", "LOW"})
 HOLDING_ERRORS = frozenset({"JAM", "MISREAD", "DOOR"})
@@ -154,16 +151,12 @@ class ShoeClient(DeviceClient):
         self._burn_next = False
         self.last_hello: ShoeHello | None = None
 
-    def _handle_frame(self, frame: Frame) -> None:
-        try:
-            event = decode_shoe_frame(frame)
-        except ShoeProtocolError as exc:
-            with self._lock:
-                self.protocol_errors += 1
-            log.warning("shoe protocol error (frame %04d): %s", frame.seq, exc)
-            return
-        if event is None:
-            return
+    protocol_error = ShoeProtocolError
+
+    def _decode(self, frame: Frame) -> ShoeEvent | None:
+        return decode_shoe_frame(frame)
+
+    def _deliver(self, event: ShoeEvent) -> None:
         if isinstance(event, ShoeHello):
             self.last_hello = event
         elif isinstance(event, Shuffle):
