@@ -8,6 +8,8 @@ and court artwork, back pattern). :data:`TRAIN_FAMILIES` are used for training a
 
 from __future__ import annotations
 
+import zlib
+
 import cv2
 import numpy as np
 
@@ -183,7 +185,9 @@ def procedural_design(family: int, seed: int) -> CardDesign:
         else:
             x0, y0, x1, y1 = int(0.2 * w), int(0.12 * h), int(0.8 * w), int(0.88 * h)
             cv2.rectangle(img, (x0, y0), (x1, y1), court_cols[0] + (255,), -1)
-            crng = np.random.default_rng(hash(code) % 10000 + seed)
+            # zlib.crc32, not hash(): str hashes change from one interpreter run to the next,
+            # which made the court artwork (and so the training data) unreproducible
+            crng = np.random.default_rng(zlib.crc32(code.encode()) % 10000 + seed)
             for _ in range(12):
                 c = court_cols[int(crng.integers(1, 4))] + (255,)
                 p = (int(crng.integers(x0, x1)), int(crng.integers(y0, y1)))

@@ -11,7 +11,9 @@ Labels (one dict per image, also the on-disk format of ``sample_images/*.json``)
                 "corners": [[x, y] x 4],   # the card's own TL, TR, BR, BL
                 "card_width_px": 61.2, "readable": true,
                 "index_visible": [1.0, 0.0]}],   # TL and BR index regions, fraction visible
-     "table_to_image": [[...] x 3]}   # homography from layout millimetres to image pixels
+     "table_to_image": [[...] x 3],   # homography from layout millimetres to image pixels
+     "photometric": {"glare": 1, "gaussian_blur": 0.0, "motion_blur_px": 4, "noise": 2.1,
+                     "jpeg_quality": 71}}   # what degraded the frame ({"clean": true}: nothing)
 
 A face-up card is *readable* when one of its two index regions is at least 85 % visible and
 inside the frame.
@@ -177,8 +179,11 @@ def _paste(frame: np.ndarray, card: np.ndarray, quad: np.ndarray, shadow: float)
     region[:] = region * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
 
 
-def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+def _photometric(rng: np.random.Generator, img: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Light, glare, shadow, blur, noise and JPEG; returns the image and what was applied
+    (kept in the labels, so that results can be broken down by image quality)."""
     h, w = img.shape[:2]
+    applied: dict = {"glare": 0, "gaussian_blur": 0.0, "motion_blur_px": 0, "noise": 0.0}
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     gx, gy = rng.normal(0, 0.35 / w), rng.normal(0, 0.35 / h)
     light = 1 + gx * (xx - w / 2) + gy * (yy - h / 2)
@@ -186,7 +191,8 @@ def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     light *= 1 - rng.uniform(0, 0.35) * ((xx - cx) ** 2 + (yy - cy) ** 2) / (w * w)
     img = img * (light * rng.uniform(0.6, 1.2))[..., None]
     img *= rng.uniform(0.85, 1.15, 3).astype(np.float32)  # white balance
-    for _ in range(int(rng.integers(0, 3))):  # glare
+    applied["glare"] = int(rng.integers(0, 3))
+    for _ in range(applied["glare"]):
         gx0, gy0 = rng.uniform(0, w), rng.uniform(0, h)
         s = rng.uniform(15, 90)
         blob = np.exp(-(((xx - gx0) ** 2) + ((yy - gy0) ** 2) * rng.uniform(0.3, 3)) / (2 * s * s))
@@ -199,18 +205,24 @@ def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     img = np.clip(img, 0, 255)
     blur = rng.random()
     if blur < 0.35:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.3))
+        sigma = rng.uniform(0.4, 1.3)
+        applied["gaussian_blur"] = round(float(sigma), 3)
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
     elif blur < 0.5:
         k = int(rng.integers(3, 7))
+        applied["motion_blur_px"] = k
         kern = np.zeros((k, k), np.float32)
         kern[k // 2, :] = 1.0 / k
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
         kern = cv2.warpAffine(kern, rot, (k, k))
         img = cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
-    img += rng.normal(0, rng.uniform(0, 7), img.shape).astype(np.float32)
+    noise = rng.uniform(0, 7)
+    applied["noise"] = round(float(noise), 3)
+    img += rng.normal(0, noise, img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 96))])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+    applied["jpeg_quality"] = int(rng.integers(35, 96))
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, applied["jpeg_quality"]])
+    return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out), applied
 
 
 def _visible_fraction(box: np.ndarray, covers: list[np.ndarray], size: tuple[int, int]) -> float:
@@ -295,7 +307,10 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
             quads.append(quad)
             labels.append({"code": "face_down" if face_down else code, "spot": spot,
                            "quad": quad})
-    out = np.clip(frame, 0, 255).astype(np.uint8) if clean else _photometric(rng, frame)
+    if clean:
+        out, applied = np.clip(frame, 0, 255).astype(np.uint8), {"clean": True}
+    else:
+        out, applied = _photometric(rng, frame)
     cards = []
     for k, lab in enumerate(labels):
         quad = lab["quad"]
@@ -319,7 +334,8 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
             "index_visible": vis,
         })
     return out, {"width": size[0], "height": size[1], "design": deck.name, "cards": cards,
-                 "table_to_image": [[round(float(v), 9) for v in row] for row in hmat]}
+                 "table_to_image": [[round(float(v), 9) for v in row] for row in hmat],
+                 "photometric": applied}
 
 
 def _bilinear(quad: np.ndarray, uv: np.ndarray) -> np.ndarray:

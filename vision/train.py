@@ -126,7 +126,7 @@ def generate(n_scenes: int, seed: int, out: Path) -> None:
     np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
 
 
-ARCHITECTURES = ("gate", "reader")
+ARCHITECTURES = ("gate", "reader", "reader_wide")
 
 
 def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only dependency
@@ -137,6 +137,8 @@ def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only 
     ``reader`` (``cards_v2``, 389k parameters, ~16 M multiply-adds): two convolutions at each
     of the two coarser scales, so that the small index glyphs (suit shapes at 5-8 px) get
     more capacity; run only on candidates the gate does not reject.
+    ``reader_wide`` (``cards_v3``): the reader's layout with a third more channels and a wider
+    dense layer (~29 M multiply-adds), trained on an accelerator (:mod:`vision.train_device`).
     """
     from torch import nn
 
@@ -160,6 +162,14 @@ def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only 
             nn.Flatten(), nn.Dropout(0.2),
             nn.Linear(96 * cells, 192), nn.ReLU(inplace=True),
             nn.Linear(192, len(CLASSES)),
+        )
+    if arch == "reader_wide":
+        return nn.Sequential(
+            *block(3, 32), *block(32, 64, pool=False), *block(64, 64),
+            *block(64, 128, pool=False), *block(128, 128),
+            nn.Flatten(), nn.Dropout(0.2),
+            nn.Linear(128 * cells, 256), nn.ReLU(inplace=True),
+            nn.Linear(256, len(CLASSES)),
         )
     raise ValueError(f"unknown architecture {arch!r}; known: {', '.join(ARCHITECTURES)}")
 

@@ -1,0 +1,329 @@
+"""Make training data on many cores and train a classifier on an accelerator.
+
+The same crops, labels, classes and export as :mod:`vision.train` (read its docstring), for a
+machine with many cores and a GPU: the scenes are rendered by ``--workers`` processes (one
+seeded chunk each, so the data do not depend on how many run at once), the whole data set
+sits on the device as ``uint8``, and the augmentation (brightness, contrast, colour, noise,
+random scale / turn / shift about the index corner, blur) runs there too. Also runs on the
+CPU (``--device cpu``), which is how the tests try it. Example (the committed ``cards_v3``'s
+exact command is in its model card)::
+
+    python -m vision.train_device --work /tmp/w --scenes 9600 --chunks 48 --seed 11 \\
+        --workers 16 --data-deadline 270 --arch reader_wide --train-seconds 200 \\
+        --device cuda --out /tmp/w/cards_v3.onnx
+
+``--data-deadline`` stops rendering after that many seconds: chunks not finished by then are
+left out and named in the summary (rerun with ``--chunks``/``--only-chunks`` to get the same
+set). ``--train-seconds`` picks the number of epochs from the speed of a short timing run
+(printed and logged; pass ``--epochs`` to fix it). GPU kernels are not bit-for-bit
+reproducible; the data are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.codes import REJECT_INDEX
+from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
+from vision.train import ARCHITECTURES, build_model, export_onnx, generate
+
+
+def _render_chunk(job: tuple[int, int, str]) -> tuple[str, float]:
+    """Worker: render one seeded chunk into ``path`` (written whole, then renamed)."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    scenes, seed, path = job
+    t0 = time.time()
+    out = Path(path)
+    if not out.exists():
+        tmp = out.with_name(out.stem + ".part.npz")
+        generate(scenes, seed, tmp)
+        tmp.rename(out)
+    return path, time.time() - t0
+
+
+def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
+              deadline: float | None, cal_scenes: int) -> dict:
+    """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
+
+    Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
+    :func:`vision.train.chunk_files`. Returns the files made and the chunks left out.
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    per = scenes // chunks
+    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"))
+    jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz")) for k in range(chunks)]
+    t0 = time.time()
+    done: list[str] = []
+    with mp.get_context("fork").Pool(workers) as pool:
+        pending = pool.imap_unordered(_render_chunk, jobs)
+        for _ in jobs:
+            left = None if deadline is None else deadline - (time.time() - t0)
+            if left is not None and left <= 0:
+                break
+            try:
+                path, secs = pending.next(timeout=left)
+            except mp.TimeoutError:
+                break
+            done.append(path)
+            print(f"chunk {Path(path).name} in {secs:.0f} s ({len(done)}/{len(jobs)})", flush=True)
+        pool.terminate()
+    if cal[2] not in done:
+        raise RuntimeError("the calibration chunk was not finished before the deadline")
+    train_files = sorted((p for p in done if p != cal[2]),
+                         key=lambda p: int(Path(p).stem[4:]))
+    missing = [k for k in range(chunks) if str(work / f"data{k}.npz") not in done]
+    return {"train": train_files, "cal": cal[2], "missing_chunks": missing,
+            "data_seconds": time.time() - t0}
+
+
+def existing_data(work: Path) -> dict:
+    """The chunks already rendered in ``work`` (for a second model trained on the same data)."""
+    train_files = sorted((str(p) for p in work.glob("data*.npz") if ".part" not in p.name),
+                         key=lambda p: int(Path(p).stem[4:]))
+    cal = work / "cal.npz"
+    if not cal.exists() or not train_files:
+        raise FileNotFoundError(f"no rendered chunks in {work}")
+    return {"train": train_files, "cal": str(cal), "missing_chunks": [], "data_seconds": 0.0}
+
+
+def _load(files: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def read(path: str) -> tuple[np.ndarray, np.ndarray]:
+        with np.load(path) as z:  # zlib lets go of the GIL: the files decompress in parallel
+            return z["x"], z["y"]
+
+    with ThreadPoolExecutor(max(1, min(16, len(files)))) as pool:
+        parts = list(pool.map(read, files))
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+
+
+def _augment(x, gen):  # noqa: ANN001, ANN202 - torch tensors; torch is a training-only dependency
+    """Random geometry, blur and light on a float batch ``(N, 3, H, W)`` in [0, 1], on its device.
+
+    The geometry is that of :func:`vision.train._geometric` (scale 0.92-1.08, turn +-4 degrees
+    about the frame's corner point, shift +-1.5 px, replicated border; 30 % blurred, sigma
+    0.3-0.8 px), the light that of :func:`vision.train._augment`.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    n, dev = len(x), x.device
+
+    def uni(lo: float, hi: float, *shape: int):  # noqa: ANN202
+        return torch.rand(*shape, generator=gen, device=dev) * (hi - lo) + lo
+
+    h, w = CROP_H, CROP_W
+    cx, cy = -U0 / (U1 - U0) * w, -V0 / (V1 - V0) * h
+    ang = uni(-4, 4, n) * (math.pi / 180)
+    s = uni(0.92, 1.08, n)
+    tx, ty = uni(-1.5, 1.5, n), uni(-1.5, 1.5, n)
+    # input pixel = R (out - c) + c + t; grid_sample wants it in [-1, 1] units
+    # (align_corners=False: n = 2 (p + .5) / size - 1)
+    r00, r01 = s * torch.cos(ang), -s * torch.sin(ang)
+    r10, r11 = s * torch.sin(ang), s * torch.cos(ang)
+    sx, sy = 2.0 / w, 2.0 / h
+    theta = torch.empty(n, 2, 3, device=dev)
+    theta[:, 0, 0], theta[:, 0, 1] = r00, r01 * sx / sy
+    theta[:, 1, 0], theta[:, 1, 1] = r10 * sy / sx, r11
+    # offset: input_norm at output_norm 0, i.e. at output pixel p0 = (size - 1) / 2
+    p0x, p0y = (w - 1) / 2, (h - 1) / 2
+    inx = r00 * (p0x - cx) + r01 * (p0y - cy) + cx + tx
+    iny = r10 * (p0x - cx) + r11 * (p0y - cy) + cy + ty
+    theta[:, 0, 2] = sx * (inx + 0.5) - 1
+    theta[:, 1, 2] = sy * (iny + 0.5) - 1
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    blurred = torch.rand(n, generator=gen, device=dev) < 0.3
+    if blurred.any():
+        sig = uni(0.3, 0.8, int(blurred.sum()))
+        k = torch.arange(-2, 3, device=dev, dtype=x.dtype)
+        kern = torch.exp(-(k[None, :] ** 2) / (2 * sig[:, None] ** 2))
+        kern = kern / kern.sum(1, keepdim=True)  # (m, 5), one separable kernel per crop
+        xb = x[blurred]
+        m = len(xb)
+        flat = xb.reshape(1, m * 3, h, w)
+        kx = kern.repeat_interleave(3, 0).reshape(m * 3, 1, 1, 5)
+        ky = kern.repeat_interleave(3, 0).reshape(m * 3, 1, 5, 1)
+        flat = F.conv2d(F.pad(flat, (2, 2, 0, 0), mode="replicate"), kx, groups=m * 3)
+        flat = F.conv2d(F.pad(flat, (0, 0, 2, 2), mode="replicate"), ky, groups=m * 3)
+        x = x.clone()
+        x[blurred] = flat.reshape(m, 3, h, w)
+    gain = uni(0.75, 1.25, n, 1, 1, 1) * uni(0.92, 1.08, n, 3, 1, 1)
+    x = x * gain + uni(-0.1, 0.1, n, 1, 1, 1)
+    noise = torch.randn(x.shape, generator=gen, device=dev)
+    x = x + noise * uni(0, 0.03, n, 1, 1, 1)
+    return x.clamp(0, 1)
+
+
+def _evaluate(model, x, y) -> dict:  # noqa: ANN001
+    """Accuracy on all crops, and on card-code crops: right, and right/wrong at p >= 0.99."""
+    import torch
+
+    model.eval()
+    probs = []
+    with torch.no_grad():
+        for s in range(0, len(x), 8192):
+            probs.append(torch.softmax(model(x[s:s + 8192].float() / 255).float(), 1))
+    p = torch.cat(probs)
+    conf, pred = p.max(1)
+    right = pred == y
+    card = y < 52
+    sure = conf >= 0.99
+    return {"cal_acc": float(right.float().mean()),
+            "card_acc": float(right[card].float().mean()),
+            "card_sure_right": float((right & sure)[card].float().mean()),
+            "card_sure_wrong": int((~right & sure)[card].sum())}
+
+
+def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int,
+          device: str, epochs: int | None, train_seconds: float | None, batch: int,
+          max_lr: float, reject_fraction: float) -> dict:
+    """Train ``arch`` from scratch on ``files``; export ONNX to ``out`` after every epoch."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    dev = torch.device(device)
+    x_np, y_np = _load(files)
+    x_tr = torch.from_numpy(x_np).to(dev)
+    y_tr = torch.from_numpy(y_np).to(dev)
+    del x_np, y_np
+    xc_np, yc_np = _load([cal])
+    x_cal, y_cal = torch.from_numpy(xc_np).to(dev), torch.from_numpy(yc_np).to(dev)
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(seed)
+    model = build_model(arch).to(dev).to(memory_format=torch.channels_last)
+    is_reject = y_tr == REJECT_INDEX
+    per_epoch = int((~is_reject).sum()) + round(reject_fraction * int(is_reject.sum()))
+    steps_per_epoch = per_epoch // batch + 1
+    amp = dev.type == "cuda"
+    lossf = nn.CrossEntropyLoss()
+
+    def step(opt, idx, sched=None) -> float:  # noqa: ANN001
+        xb = _augment(x_tr[idx].float() / 255, gen).contiguous(memory_format=torch.channels_last)
+        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
+            loss = lossf(model(xb).float(), y_tr[idx])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+        return float(loss.detach())
+
+    if epochs is None:  # time a few steps on a throw-away optimiser, then fit the budget
+        probe = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        idx = torch.randint(0, len(y_tr), (batch,), generator=gen, device=dev)
+        for _ in range(5):
+            step(probe, idx)
+        if amp:
+            torch.cuda.synchronize()
+        t0 = time.time()
+        for _ in range(20):
+            step(probe, idx)
+        if amp:
+            torch.cuda.synchronize()
+        per_step = (time.time() - t0) / 20
+        epochs = max(1, int(train_seconds / (per_step * steps_per_epoch * 1.1 + 1.0)))
+        model = build_model(arch).to(dev).to(memory_format=torch.channels_last)
+        print(f"{per_step * 1000:.1f} ms a step, {steps_per_epoch} steps an epoch: "
+              f"{epochs} epochs", flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr / 10, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr,
+                                                total_steps=epochs * steps_per_epoch,
+                                                pct_start=0.25)
+    history = []
+    with log.open("a") as lf:
+        for ep in range(epochs):
+            model.train()
+            t0 = time.time()
+            keep = ~is_reject | (torch.rand(len(y_tr), generator=gen, device=dev)
+                                 < reject_fraction)
+            order = torch.nonzero(keep).flatten()
+            order = order[torch.randperm(len(order), generator=gen, device=dev)]
+            order = order[:steps_per_epoch * batch]
+            tot, n = 0.0, 0
+            for s in range(0, len(order), batch):
+                idx = order[s:s + batch]
+                tot += step(opt, idx, sched) * len(idx)
+                n += len(idx)
+            rec = {"epoch": ep, "loss": tot / n, "seconds": round(time.time() - t0, 1),
+                   **_evaluate(model, x_cal, y_cal)}
+            history.append(rec)
+            lf.write(json.dumps(rec) + "\n")
+            lf.flush()
+            print(json.dumps(rec), flush=True)
+            _export(model, out)
+    return {"history": history, "epochs": epochs, "n_train": len(y_tr), "n_cal": len(y_cal),
+            "batch": batch, "max_lr": max_lr, "reject_fraction": reject_fraction}
+
+
+def _export(model, out: Path) -> None:  # noqa: ANN001
+    """Export a CPU float32 copy (the training copy stays where it is)."""
+    import copy
+
+    import torch
+
+    cpu = copy.deepcopy(model).float().cpu().to(memory_format=torch.contiguous_format)
+    tmp = out.with_name(out.stem + ".part.onnx")
+    export_onnx(cpu, tmp)
+    os.replace(tmp, out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, required=True, help="data directory (not the repo)")
+    ap.add_argument("--scenes", type=int, default=9600)
+    ap.add_argument("--chunks", type=int, default=48)
+    ap.add_argument("--cal-scenes", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--data-deadline", type=float, default=None,
+                    help="seconds; chunks not rendered by then are left out")
+    ap.add_argument("--use-existing", action="store_true",
+                    help="render nothing: train on the chunks already in --work")
+    ap.add_argument("--data-only", action="store_true", help="render the chunks, do not train")
+    ap.add_argument("--arch", choices=ARCHITECTURES, default="reader_wide")
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--epochs", type=int, default=None)
+    ap.add_argument("--train-seconds", type=float, default=200.0,
+                    help="time budget that sets the epochs when --epochs is not given")
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--max-lr", type=float, default=4e-3)
+    ap.add_argument("--reject-fraction", type=float, default=0.35)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--log-dir", type=Path, default=None)
+    args = ap.parse_args(argv)
+    if args.use_existing:
+        data = existing_data(args.work)
+    else:
+        data = make_data(args.work, args.scenes, args.chunks, args.seed, args.workers,
+                         args.data_deadline, args.cal_scenes)
+    print(json.dumps({"chunks": len(data["train"]),
+                      **{k: v for k, v in data.items() if k != "train"}}), flush=True)
+    if args.data_only:
+        return 0
+    log_dir = args.log_dir or args.out.parent
+    log_dir.mkdir(parents=True, exist_ok=True)
+    info = train(data["train"], data["cal"], args.out, log_dir / "train_log.jsonl", args.arch,
+                 args.seed, args.device, args.epochs, args.train_seconds, args.batch,
+                 args.max_lr, args.reject_fraction)
+    info.update(data)
+    info["argv"] = argv if argv is not None else sys.argv[1:]
+    (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
