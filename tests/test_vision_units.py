@@ -164,6 +164,25 @@ def test_merge_refuses_a_card_with_a_weaker_disagreeing_read() -> None:
     assert rec.merge([sure, same_centre])["cards"] == []
 
 
+def test_merge_keeps_neighbours_in_a_hand_apart_whatever_their_size_estimates() -> None:
+    """Two cards of a hand, their index corners a quarter card width apart: with the top
+    card's size underestimated by its frame, the implied centres fall within CLASH_CENTRE of
+    each other, yet both are cards (a card has one index corner each way up)."""
+    from dataclasses import replace
+
+    from vision.recognize import CLASH_CENTRE, Recognizer
+
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.96
+    under = _read("3C", 0.999, (100, 100), (1, 0))
+    top = _read("KH", 0.999, (112, 106), (1, 0))
+    top = replace(top, frame=replace(top.frame, width=42.0, height=61.0))  # true size: 60 x 87
+    w = min(under.frame.width, top.frame.width)
+    assert np.linalg.norm(under.center - top.center) < CLASH_CENTRE * w  # the old trap
+    out = rec.merge([under, top])
+    assert sorted(c["code"] for c in out["cards"]) == ["3C", "KH"] and out["unreadable"] == []
+
+
 def test_refine_moves_displaced_frames_back_onto_index_corners() -> None:
     """Frames displaced from true index corners by 0.15-0.35 card widths (the size-estimate
     errors of inferred frames) are moved back within the classifier's reach (0.12 widths)

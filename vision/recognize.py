@@ -60,8 +60,9 @@ SAME_INDEX = 0.22
 #: identical cards (multi-deck shoe) this close in one hand are rare and, merged, only leave
 #: one card unread by the camera.
 SAME_CENTRE = 0.8
-#: Two reads of different codes whose implied card centres are closer than this (card widths)
-#: claim one card (neighbours in a hand are at least ~0.26 card widths apart): refused.
+#: Two reads of different codes from frames not turned alike whose implied card centres are
+#: closer than this (card widths) claim one card (neighbours in a hand are at least ~0.26
+#: card widths apart): refused.
 CLASH_CENTRE = 0.2
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.8
@@ -335,19 +336,24 @@ def _same_card(a: _Read, b: _Read) -> bool:
 
     Whatever the codes: the same index corner seen twice (axes alike, points within
     :data:`SAME_INDEX` card widths), or the card's two opposite index corners (axes reversed,
-    one a card diagonal away from the other, tightly), or implied card centres within
-    :data:`CLASH_CENTRE` card widths. Only when the codes agree: a looser diagonal, or implied
-    card centres within :data:`SAME_CENTRE` card widths. Reads of one
-    card that disagree make the card unreadable.
+    one a card diagonal away from the other, tightly), or, for frames not turned alike,
+    implied card centres within :data:`CLASH_CENTRE` card widths. Only when the codes agree:
+    a looser diagonal, or implied card centres within :data:`SAME_CENTRE` card widths. Reads
+    of one card that disagree make the card unreadable.
     """
     fa, fb = a.frame, b.frame
     w = min(fa.width, fb.width)
     same_code = a.cls == b.cls
     gap = float(np.linalg.norm(a.center - b.center))
-    if gap < (SAME_CENTRE if same_code else CLASH_CENTRE) * w:
-        return True
     dot = float(np.dot(fa.x_axis, fb.x_axis))
     d = fb.point - fa.point
+    if dot > 0.8 and not same_code:
+        # Index corners turned alike are one only if they are at one place: a card has one
+        # index corner each way up. Implied centres rest on the estimated card size and fell
+        # within CLASH_CENTRE for neighbours in a hand, refusing both cards.
+        return float(np.linalg.norm(d)) < SAME_INDEX * w
+    if gap < (SAME_CENTRE if same_code else CLASH_CENTRE) * w:
+        return True
     if dot > 0.8:
         return float(np.linalg.norm(d)) < SAME_INDEX * w
     if dot < -0.8:
