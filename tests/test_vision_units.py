@@ -268,3 +268,90 @@ def test_rendering_is_the_same_in_every_interpreter_run() -> None:
         outs.add(run.stdout)
     assert len(outs) == 1, outs
     assert "jpeg_quality" in outs.pop()
+
+
+def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path, monkeypatch) -> None:
+    """vision.train_device end to end at toy size: chunks rendered by two processes, a model
+    trained with the on-device augmentation, an ONNX file the recogniser loads, and a summary
+    naming the data. Needs the ``train`` extra."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import json
+
+    import vision.train
+    from vision import train_device
+    from vision.recognize import Recognizer
+
+    # procedural decks only: the aisleriot sheets need rsvg-convert or a filled cache
+    monkeypatch.setattr(vision.train, "training_designs",
+                        lambda rng: f"proc:{int(rng.integers(0, 5))}:{int(rng.integers(0, 9))}")
+    out = tmp_path / "model" / "m.onnx"
+    assert train_device.main(["--work", str(tmp_path / "data"), "--scenes", "4", "--chunks", "2",
+                              "--cal-scenes", "2", "--workers", "2", "--arch", "gate",
+                              "--device", "cpu", "--epochs", "1", "--batch", "64",
+                              "--out", str(out)]) == 0
+    summary = json.loads((out.parent / "train_summary.json").read_text())
+    assert summary["missing_chunks"] == [] and len(summary["train"]) == 2
+    assert summary["n_train"] > 100 and summary["epochs"] == 1
+    log = [json.loads(line) for line in (out.parent / "train_log.jsonl").read_text().splitlines()]
+    assert len(log) == 1 and 0.0 <= log[0]["cal_acc"] <= 1.0
+    crops = extract_crops(np.full((200, 200, 3), 200, np.uint8),
+                          [IndexFrame(np.array([50.0, 50.0]), np.array([1.0, 0.0]),
+                                      np.array([0.0, 1.0]), 60.0, 87.0, True)] * 3)
+    probs = Recognizer(out).classify(crops)
+    assert probs.shape == (3, len(CLASSES)) and np.allclose(probs.sum(1), 1.0, atol=1e-4)
+
+
+def test_device_training_needs_its_calibration_chunk(tmp_path) -> None:
+    """A data deadline that leaves out the calibration chunk is an error, not a model
+    calibrated on nothing."""
+    pytest.importorskip("torch")
+    from vision.train_device import make_data
+
+    with pytest.raises(RuntimeError, match="calibration chunk"):
+        make_data(tmp_path, scenes=4, chunks=2, seed=1, workers=1, deadline=0.0, cal_scenes=2)
+
+
+def test_device_augmentation_is_seeded_and_keeps_the_glyph_in_place() -> None:
+    """The on-device augmentation is reproducible from its generator's seed, stays in [0, 1],
+    and moves a crop's content by at most a few pixels (it imitates the proposals' errors)."""
+    torch = pytest.importorskip("torch")
+    from vision.train_device import _augment
+
+    x = torch.zeros(64, 3, CROP_H, CROP_W)
+    x[:, :, 8:20, 6:14] = 1.0  # a bright glyph-sized block
+    a = _augment(x, torch.Generator().manual_seed(5))
+    b = _augment(x, torch.Generator().manual_seed(5))
+    c = _augment(x, torch.Generator().manual_seed(6))
+    assert torch.equal(a, b) and not torch.equal(a, c)
+    assert float(a.min()) >= 0.0 and float(a.max()) <= 1.0
+    ys = torch.arange(CROP_H, dtype=torch.float32)[:, None]
+    xs = torch.arange(CROP_W, dtype=torch.float32)[None, :]
+    m = a.mean(1) - a.mean(1).amin((1, 2), keepdim=True)
+    cy = (m * ys).sum((1, 2)) / m.sum((1, 2))
+    cx = (m * xs).sum((1, 2)) / m.sum((1, 2))
+    assert float((cy - 13.5).abs().max()) < 3.5 and float((cx - 9.5).abs().max()) < 3.5
+
+
+def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
+    """benchmarks/vision_misses.py puts each readable card of the sample frames in exactly one
+    kind, and the 'reported' share is the recall vision-eval reports."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    from vision.evaluate import evaluate_dir
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("vision_misses",
+                                                  root / "benchmarks" / "vision_misses.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main([str(root / "sample_images")]) == 0
+    out = capsys.readouterr().out
+    total = int(re.search(r"(\d+) readable face-up cards", out).group(1))
+    counts = {k: int(re.search(rf"{re.escape(k)}\s+[\d.]+%\s+\((\d+)\)", out).group(1))
+              for k in mod.KINDS}
+    assert sum(counts.values()) == total == 80
+    score = evaluate_dir(root / "sample_images")
+    assert counts["reported"] == score.correct

@@ -1,0 +1,136 @@
+"""Where the recogniser's misses go, on a labelled directory (the format of ``sample_images/``).
+
+    python benchmarks/vision_misses.py DIR [--model M] [--threshold T]
+
+Each readable face-up card is put in the first of these that holds:
+
+* **reported**: a card of its code is reported within 0.6 card widths of its centre;
+* **no candidate**: no candidate frame lies on a visible index corner (within 0.12 card widths,
+  axes within ~25 degrees): the proposals missed it;
+* **refused or merged**: a candidate there reads the right code at or above the threshold,
+  yet the card is not reported (refused for a disagreeing read, or merged with another card);
+* **right code below threshold**: the best read of the right code there is below it;
+* **other class on top**: every candidate there reads another class best.
+
+Then recall by card width (pixels, scaled to 720p), by overlap (the top card of its hand, or
+a card with a later card over it), and, where the labels record it (``"photometric"``, frames
+rendered since 2026-11-30), by blur and JPEG quality. Not a speed benchmark: see
+``vision_bench.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.codes import CLASS_INDEX  # noqa: E402
+from vision.evaluate import CODE_RADIUS, labelled_images  # noqa: E402
+from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
+
+ON_CORNER = 0.12
+KINDS = ("reported", "no candidate", "refused or merged", "right code below threshold",
+         "other class on top")
+
+
+def classify_card(card: dict, reads: list, result: dict, threshold: float) -> tuple[str, float]:
+    """The miss kind of one readable card, and the best probability of its code there."""
+    w = card["card_width_px"]
+    centre = np.array(card["center"])
+    if any(c["code"] == card["code"]
+           and np.linalg.norm(np.array(c["center"]) - centre) / w < CODE_RADIUS
+           for c in result["cards"]):
+        return "reported", 1.0
+    q = np.array(card["corners"], float)
+    on_corner = []
+    for a, b, visible in ((q[0], q[1], card["index_visible"][0]),
+                          (q[2], q[3], card["index_visible"][1])):
+        if visible < 0.85:
+            continue
+        x_dir = (b - a) / np.linalg.norm(b - a)
+        on_corner += [r for r in reads if np.linalg.norm(r.frame.point - a) < ON_CORNER * w
+                      and float(np.dot(r.frame.x_axis, x_dir)) > 0.9]
+    if not on_corner:
+        return "no candidate", 0.0
+    code = CLASS_INDEX[card["code"]]
+    best = max((r.prob for r in on_corner if r.cls == code), default=0.0)
+    if best >= threshold:
+        return "refused or merged", best
+    if best > 0:
+        return "right code below threshold", best
+    return "other class on top", 0.0
+
+
+def _bucket_width(w720: float) -> str:
+    return "<50" if w720 < 50 else "50-60" if w720 < 60 else "60-70" if w720 < 70 else ">=70"
+
+
+def _bucket_blur(p: dict) -> str:
+    if p.get("clean"):
+        return "none (clean render)"
+    if p.get("gaussian_blur"):
+        return "gaussian"
+    return "motion" if p.get("motion_blur_px") else "none"
+
+
+def _bucket_jpeg(p: dict) -> str:
+    q = p.get("jpeg_quality", 100)
+    return "<50" if q < 50 else "50-70" if q < 70 else ">=70"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("directory", type=Path)
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    ap.add_argument("--threshold", type=float, default=None,
+                    help="operating threshold (default: the model's)")
+    args = ap.parse_args(argv)
+    rec = Recognizer(args.model)
+    thr = rec.threshold if args.threshold is None else args.threshold
+    kinds: Counter = Counter()
+    below: list[float] = []
+    by: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for image, label_file in labelled_images(args.directory):
+        labels = json.loads(label_file.read_text())
+        reads = rec.read(load_image(image))
+        result = rec.merge(reads, thr)
+        photometric = labels.get("photometric")
+        for k, card in enumerate(labels["cards"]):
+            if card["code"] == "face_down" or not card.get("readable", True):
+                continue
+            kind, best = classify_card(card, reads, result, thr)
+            kinds[kind] += 1
+            if kind == "right code below threshold":
+                below.append(best)
+            ok = kind == "reported"
+            by["card width (720p px)"][_bucket_width(
+                card["card_width_px"] * 720 / labels["height"])].append(ok)
+            covered = any(c["spot"] == card["spot"] for c in labels["cards"][k + 1:])
+            by["overlap"]["under a later card" if covered else "top of its hand"].append(ok)
+            if photometric is not None:
+                by["blur"][_bucket_blur(photometric)].append(ok)
+                by["JPEG quality"][_bucket_jpeg(photometric)].append(ok)
+    total = sum(kinds.values())
+    if not total:
+        print("no readable face-up cards")
+        return 1
+    print(f"{args.directory}: {total} readable face-up cards, threshold {thr}")
+    for kind in KINDS:
+        print(f"  {kind:28s} {100 * kinds[kind] / total:5.1f}%  ({kinds[kind]})")
+    if below:
+        print(f"  (right code below threshold: median best probability {np.median(below):.3f})")
+    for name, groups in by.items():
+        cells = "  ".join(f"{g} {100 * np.mean(v):.1f}% (n={len(v)})"
+                          for g, v in sorted(groups.items()))
+        print(f"recall by {name}: {cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
