@@ -355,3 +355,25 @@ def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
     assert sum(counts.values()) == total == 80
     score = evaluate_dir(root / "sample_images")
     assert counts["reported"] == score.correct
+
+
+def test_truetype_decks_draw_their_index_in_the_named_font() -> None:
+    """Procedural decks of the TrueType families draw a rank index in the corner, and two
+    fonts give different glyphs. Needs Pillow and the Debian fonts (the ``train`` extra)."""
+    pytest.importorskip("PIL")
+    from vision.procedural import TTF_FAMILIES, TTF_FONTS, font_path, procedural_design
+
+    try:
+        font_path(TTF_FONTS[0]), font_path(TTF_FONTS[4])
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    sans = procedural_design(TTF_FAMILIES[0], 3).faces["7S"]
+    serif = procedural_design(TTF_FAMILIES[4], 3).faces["7S"]
+    for face in (sans, serif):
+        w = face.shape[1]
+        corner = face[: int(0.3 * w), : int(0.3 * w), :3].astype(int)
+        ink = (corner.sum(2) < 300).mean()
+        assert 0.03 < ink < 0.6, ink  # a dark glyph on light stock, not empty, not a blot
+    assert not np.array_equal(sans, serif)
+    with pytest.raises(ValueError, match="unknown procedural family"):
+        procedural_design(99, 0)

@@ -1,6 +1,7 @@
 """Procedurally drawn decks: fonts, index sizes, suit shapes, stock colours and backs vary.
 
-A family fixes the index font (one of OpenCV's Hershey faces); the seed draws everything else
+A family fixes the index font (one of OpenCV's Hershey faces, or from family
+:data:`TTF_FIRST` on a TrueType font drawn with Pillow); the seed draws everything else
 (stock colour, index size and placement, stroke widths, suit proportions, ink colours, pip
 and court artwork, back pattern). :data:`TRAIN_FAMILIES` are used for training and
 :data:`VAL_FAMILIES` are kept out for validation.
@@ -8,7 +9,10 @@ and court artwork, back pattern). :data:`TRAIN_FAMILIES` are used for training a
 
 from __future__ import annotations
 
+import functools
+import os
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -26,6 +30,22 @@ _FONTS = (
 )
 TRAIN_FAMILIES: tuple[int, ...] = (0, 1, 2, 3, 4)
 VAL_FAMILIES: tuple[int, ...] = (5,)  # Hershey triplex: never seen in training
+
+#: TrueType index fonts (Debian ``fonts-dejavu-core``, ``fonts-dejavu-extra`` and
+#: ``fonts-liberation``), drawn with Pillow: families ``TTF_FIRST + i``. Typefaces, not card
+#: designs: the decks around them are drawn here like the Hershey ones. Looked up in
+#: ``$MONSTER_MATCH_FONTS`` (a directory searched recursively), else /usr/share/fonts.
+TTF_FONTS: tuple[str, ...] = (
+    "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansCondensed.ttf",
+    "DejaVuSansCondensed-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf",
+    "DejaVuSerifCondensed.ttf", "DejaVuSerifCondensed-Bold.ttf", "DejaVuSansMono.ttf",
+    "DejaVuSansMono-Bold.ttf", "DejaVuSans-Oblique.ttf", "LiberationSans-Regular.ttf",
+    "LiberationSans-Bold.ttf", "LiberationSansNarrow-Regular.ttf",
+    "LiberationSansNarrow-Bold.ttf", "LiberationSerif-Regular.ttf", "LiberationSerif-Bold.ttf",
+    "LiberationSerif-Italic.ttf", "LiberationMono-Regular.ttf", "LiberationMono-Bold.ttf",
+)
+TTF_FIRST = 100
+TTF_FAMILIES: tuple[int, ...] = tuple(TTF_FIRST + i for i in range(len(TTF_FONTS)))
 
 _RANK_TEXT = {"T": "10"}
 _PIP_LAYOUT: dict[str, list[tuple[float, float]]] = {
@@ -79,18 +99,59 @@ def draw_suit(img: np.ndarray, suit: str, cx: float, cy: float, size: float,
         poly([(0, 0.2), (0.3, 1), (-0.3, 1)])
 
 
-def _draw_text(img: np.ndarray, text: str, x: float, y: float, height: float, font: int,
+def font_path(name: str) -> Path:
+    """The file of TrueType font ``name`` (see :data:`TTF_FONTS`)."""
+    root = Path(os.environ.get("MONSTER_MATCH_FONTS") or "/usr/share/fonts")
+    found = sorted(root.rglob(name))
+    if not found:
+        raise FileNotFoundError(f"font {name} not found under {root} (apt-get install "
+                                "fonts-dejavu-core fonts-dejavu-extra fonts-liberation, or "
+                                "set MONSTER_MATCH_FONTS)")
+    return found[0]
+
+
+@functools.lru_cache(maxsize=512)
+def _ttf_glyphs(name: str, text: str) -> np.ndarray:
+    """``text`` in font ``name`` as an 8-bit coverage image cropped to its ink (cap height
+    ~120 px)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(font_path(name)), 160)
+    left, top, right, bottom = font.getbbox(text)
+    canvas = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+    ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, font=font, fill=255)
+    a = np.asarray(canvas)
+    ys, xs = np.nonzero(a > 0)
+    return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+
+
+def _draw_text(img: np.ndarray, text: str, x: float, y: float, height: float, font: int | str,
                italic: bool, thick: int, squeeze: float, color: tuple[int, ...]) -> float:
-    """Draw ``text`` with its top-left at (x, y), ``height`` px tall; return its width."""
-    (tw, th), base = cv2.getTextSize(text, font, 1.0, thick)
-    scale = height / max(th, 1)
-    pad = 4 + thick
-    canvas = np.zeros((int(th * scale + base * scale + 2 * pad), int(tw * scale + 2 * pad)),
-                      np.uint8)
-    cv2.putText(canvas, text, (pad, int(th * scale) + pad), font | (cv2.FONT_ITALIC if italic
-                else 0), scale, 255, max(1, int(round(thick * scale * 0.8))), cv2.LINE_AA)
-    new_w = max(2, int(canvas.shape[1] * squeeze))
-    canvas = cv2.resize(canvas, (new_w, canvas.shape[0]), interpolation=cv2.INTER_AREA)
+    """Draw ``text`` with its top-left at (x, y), ``height`` px tall; return its width.
+
+    ``font`` is a Hershey face (drawn ``thick`` with OpenCV) or a TrueType font's file name
+    (its own stroke weight; ``italic`` and ``thick`` are then ignored)."""
+    if isinstance(font, str):
+        ink = _ttf_glyphs(font, text)
+        scale = height / ink.shape[0]
+        pad = 2
+        glyphs = cv2.resize(ink, (max(2, int(round(ink.shape[1] * scale * squeeze))),
+                                  max(2, int(round(height)))), interpolation=cv2.INTER_AREA)
+        canvas = np.zeros((glyphs.shape[0] + 2 * pad, glyphs.shape[1] + 2 * pad), np.uint8)
+        canvas[pad:-pad, pad:-pad] = glyphs
+        tw = ink.shape[1] * scale
+    else:
+        (tw, th), base = cv2.getTextSize(text, font, 1.0, thick)
+        scale = height / max(th, 1)
+        pad = 4 + thick
+        canvas = np.zeros((int(th * scale + base * scale + 2 * pad),
+                           int(tw * scale + 2 * pad)), np.uint8)
+        cv2.putText(canvas, text, (pad, int(th * scale) + pad),
+                    font | (cv2.FONT_ITALIC if italic else 0), scale, 255,
+                    max(1, int(round(thick * scale * 0.8))), cv2.LINE_AA)
+        new_w = max(2, int(canvas.shape[1] * squeeze))
+        canvas = cv2.resize(canvas, (new_w, canvas.shape[0]), interpolation=cv2.INTER_AREA)
+        tw = tw * scale
     x0, y0 = int(round(x)) - pad, int(round(y)) - pad
     h, w = canvas.shape
     H, W = img.shape[:2]
@@ -101,7 +162,7 @@ def _draw_text(img: np.ndarray, text: str, x: float, y: float, height: float, fo
     region = img[ya:yb, xa:xb, :3].astype(np.float32)
     img[ya:yb, xa:xb, :3] = (region * (1 - a) + np.array(color[:3], np.float32) * a).astype(
         np.uint8)
-    return (tw * scale) * squeeze
+    return tw * squeeze
 
 
 def _back(rng: np.random.Generator, w: int, h: int, radius: int) -> np.ndarray:
@@ -145,7 +206,13 @@ def _rounded_mask(w: int, h: int, r: int) -> np.ndarray:
 def procedural_design(family: int, seed: int) -> CardDesign:
     """Draw a whole deck for ``family`` (index font) and ``seed`` (everything else)."""
     rng = np.random.default_rng(seed * 1000 + family)
-    font, italic = _FONTS[family]
+    font: int | str
+    if family in TTF_FAMILIES:
+        font, italic = TTF_FONTS[family - TTF_FIRST], False
+    elif 0 <= family < len(_FONTS):
+        font, italic = _FONTS[family]
+    else:
+        raise ValueError(f"unknown procedural family {family}")
     w = CARD_WIDTH
     h = int(round(w * rng.uniform(1.38, 1.56)))
     radius = int(w * rng.uniform(0.03, 0.09))

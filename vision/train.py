@@ -32,7 +32,7 @@ import numpy as np
 from vision.codes import CLASS_INDEX, CLASSES, FACE_DOWN_INDEX, REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, extract_crops
 from vision.designs import TRAIN_AISLERIOT
-from vision.procedural import TRAIN_FAMILIES
+from vision.procedural import TRAIN_FAMILIES, TTF_FAMILIES
 from vision.proposals import IndexFrame, propose
 from vision.synth import random_deal, render_table
 
@@ -95,21 +95,25 @@ def _covered(p: np.ndarray, cards: list[dict], card: dict) -> bool:
                                     (float(p[0]), float(p[1])), False) > 0 for c in later)
 
 
-def training_designs(rng: np.random.Generator) -> str:
-    """A random training design name (aisleriot or procedural)."""
+def training_designs(rng: np.random.Generator, ttf_share: float = 0.0) -> str:
+    """A random training design name (aisleriot or procedural). ``ttf_share`` of the
+    procedural decks use a TrueType index font (:data:`vision.procedural.TTF_FAMILIES`); at 0
+    the draws are those of the data made before TrueType decks existed."""
     if rng.random() < 0.55:
         return str(rng.choice(TRAIN_AISLERIOT))
+    if ttf_share > 0 and rng.random() < ttf_share:
+        return f"proc:{int(rng.choice(TTF_FAMILIES))}:{int(rng.integers(0, 400))}"
     return f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
 
 
-def generate(n_scenes: int, seed: int, out: Path) -> None:
+def generate(n_scenes: int, seed: int, out: Path, ttf_share: float = 0.0) -> None:
     """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz)."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
     xs, ys = [], []
     for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
-        design = training_designs(rng)
+        design = training_designs(rng, ttf_share)
         size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
         img, labels = render_table(random_deal(rng), rng, design=design, size=size)
         frames = propose(img) + jittered_truth_frames(labels, rng)
@@ -344,7 +348,8 @@ def _accuracy(model, x: np.ndarray, y: np.ndarray) -> float:  # noqa: ANN001
     return float((pred == y).mean())
 
 
-def chunk_files(work: Path, scenes: int, chunks: int, seed: int) -> tuple[list[Path], Path]:
+def chunk_files(work: Path, scenes: int, chunks: int, seed: int,
+                ttf_share: float = 0.0) -> tuple[list[Path], Path]:
     """Generate (once) ``chunks`` training files and one calibration file in ``work``."""
     work.mkdir(parents=True, exist_ok=True)
     files = []
@@ -352,7 +357,8 @@ def chunk_files(work: Path, scenes: int, chunks: int, seed: int) -> tuple[list[P
     for k in range(chunks + 1):
         path = work / f"data{k}.npz"
         if not path.exists():
-            generate(per if k < chunks else max(per // 3, 20), seed * 100 + k, path)
+            generate(per if k < chunks else max(per // 3, 20), seed * 100 + k, path,
+                     ttf_share)
         files.append(path)
     return files[:-1], files[-1]
 
@@ -380,8 +386,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="random scale / turn / shift / blur of each crop while training")
     ap.add_argument("--log-dir", type=Path, default=None,
                     help="where train_log.jsonl and train_summary.json go (default: --work)")
+    ap.add_argument("--ttf-share", type=float, default=0.0,
+                    help="share of the procedural decks with a TrueType index font (needs Pillow)")
     args = ap.parse_args(argv)
-    train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed)
+    train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed,
+                                   args.ttf_share)
     cal_files = [cal]
     for extra in args.train_from:
         found = sorted(extra.glob("data*.npz"), key=lambda p: int(p.stem[4:]))
