@@ -377,3 +377,24 @@ def test_truetype_decks_draw_their_index_in_the_named_font() -> None:
     assert not np.array_equal(sans, serif)
     with pytest.raises(ValueError, match="unknown procedural family"):
         procedural_design(99, 0)
+
+
+def test_threshold_rule_bounds_the_misread_rate_and_adds_rendered_sweeps() -> None:
+    """The upper confidence bound needs many reports to admit any misread, and rendered
+    sweeps add their counts threshold by threshold."""
+    from vision.calibrate import add_sweeps, misread_upper_bound
+
+    assert misread_upper_bound(0, 2700) > 0.001  # 2700 clean reports cannot show <= 0.1 %
+    assert misread_upper_bound(0, 4000) < 0.001
+    assert misread_upper_bound(5, 15000) < 0.001 < misread_upper_bound(10, 15000)
+    assert misread_upper_bound(3, 1000) > 3 / 1000
+    keys = ("frames", "readable_cards", "correct", "reported", "misread", "false_positives",
+            "face_down", "face_down_found", "face_down_false", "unreadable_reports")
+    a = [{"threshold": 0.9, **dict.fromkeys(keys, 2)},
+         {"threshold": 0.99, **dict.fromkeys(keys, 1)}]
+    b = [{"threshold": 0.9, **dict.fromkeys(keys, 3)},
+         {"threshold": 0.99, **dict.fromkeys(keys, 4)}]
+    rows = add_sweeps(a, b)
+    assert [r["misread"] for r in rows] == [5, 5] and rows[1]["recall"] == 1.0
+    with pytest.raises(ValueError):
+        add_sweeps(a, b[::-1])

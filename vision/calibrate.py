@@ -8,7 +8,9 @@ Calibration data are of the *training* designs only (scenes never trained on); t
 designs stay untouched. With ``--frames``, the threshold is the smallest one at which the whole
 pipeline, on those labelled frames, makes no more than ``--max-error`` misreads per reported
 card and at most ``--max-fp`` false positives per frame, and so does every higher threshold of
-the sweep; without it, the smallest at which card
+the sweep (with ``--bound``, the 95 % upper confidence bound of the misread rate must be
+within ``--max-error``; ``--sweep`` adds the counts of :mod:`vision.sweep`'s rendered frames);
+without it, the smallest at which card
 reads among the calibration crops are wrong at most ``--max-error`` of the time. Written, with
 the class list and the crop-level table, to ``<model>.json``, which
 :class:`vision.recognize.Recognizer` reads.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +46,55 @@ def choose_threshold(probs: np.ndarray, labels: np.ndarray, max_error: float) ->
         if chosen is None and n and wrong / n <= max_error:
             chosen = table[-1]
     return {"chosen": chosen or table[-1], "table": table}
+
+
+def _binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p)."""
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 1.0 if k >= n else 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+    return sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                        + i * lp + (n - i) * lq) for i in range(k + 1))
+
+
+def misread_upper_bound(misread: int, reported: int, confidence: float = 0.95) -> float:
+    """One-sided Clopper-Pearson upper confidence bound on a misread rate.
+
+    >>> round(misread_upper_bound(0, 2700), 5)   # no misread in 2700 reports: ~3 / 2700
+    0.00111
+    >>> round(misread_upper_bound(5, 15000), 5)
+    0.0007
+    """
+    if reported <= 0:
+        return 1.0
+    lo, hi = misread / reported, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if _binomial_cdf(misread, reported, mid) > 1.0 - confidence:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+#: Count fields of a frame sweep row that add up across frame sets.
+_COUNTS = ("frames", "readable_cards", "correct", "reported", "misread", "false_positives",
+           "face_down", "face_down_found", "face_down_false", "unreadable_reports")
+
+
+def add_sweeps(rows: list[dict], extra: list[dict]) -> list[dict]:
+    """Rows of two threshold sweeps (same thresholds) with their counts summed."""
+    out = []
+    for a, b in zip(rows, extra, strict=True):
+        if a["threshold"] != b["threshold"]:
+            raise ValueError("the sweeps have different thresholds")
+        r = {"threshold": a["threshold"], **{k: a[k] + b[k] for k in _COUNTS}}
+        r["recall"] = round(r["correct"] / max(r["readable_cards"], 1), 5)
+        r["misread_rate"] = round(r["misread"] / max(r["reported"], 1), 5)
+        out.append(r)
+    return out
 
 
 THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.96, 0.97,
@@ -76,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-fp", type=float, default=0.1, help="false positives per frame")
     ap.add_argument("--frames", type=Path, nargs="+", default=None,
                     help="directories of labelled frames (training designs)")
+    ap.add_argument("--sweep", type=Path, nargs="*", default=[],
+                    help="vision.sweep results whose counts for this model (by file name) are "
+                         "added to those of --frames")
+    ap.add_argument("--bound", action="store_true",
+                    help="hold the 95 %% upper confidence bound of the misread rate, not the "
+                         "observed rate, to --max-error")
     args = ap.parse_args(argv)
     from vision.recognize import Recognizer
 
@@ -93,15 +151,27 @@ def main(argv: list[str] | None = None) -> int:
         meta["gate"] = args.gate.name
     if args.frames:
         rows = sweep_frames(args.model, args.frames, args.gate)
-        ok = [r["misread_rate"] <= args.max_error
-              and r["false_positives"] <= args.max_fp * r["frames"] for r in rows]
+        for path in args.sweep:
+            extra = json.loads(path.read_text())
+            rows = add_sweeps(rows, extra["models"][args.model.name])
+            meta.setdefault("rendered_sweeps", []).append(
+                {k: extra[k] for k in ("frames", "frames_per_design", "seed")})
+
+        def misreads_ok(r: dict) -> bool:
+            if args.bound:
+                return misread_upper_bound(r["misread"], r["reported"]) <= args.max_error
+            return r["misread_rate"] <= args.max_error
+
+        ok = [misreads_ok(r) and r["false_positives"] <= args.max_fp * r["frames"] for r in rows]
         # the smallest threshold at which it and every higher one meet both limits
         k = len(rows) - 1
         while k > 0 and ok[k - 1] and ok[k]:
             k -= 1
         pick = rows[k]
         meta.update(threshold=pick["threshold"], frame_calibration=pick,
-                    frame_sweep=rows, calibration_frames=[str(f) for f in args.frames])
+                    frame_sweep=rows, calibration_frames=[str(f) for f in args.frames],
+                    rule={"max_error": args.max_error, "max_fp": args.max_fp,
+                          "bound": args.bound})
         for r in rows:
             print(json.dumps(r))
     args.model.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
