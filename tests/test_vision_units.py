@@ -270,26 +270,33 @@ def test_rendering_is_the_same_in_every_interpreter_run() -> None:
     assert "jpeg_quality" in outs.pop()
 
 
-def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path, monkeypatch) -> None:
+def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None:
     """vision.train_device end to end at toy size: chunks rendered by two processes, a model
     trained with the on-device augmentation, an ONNX file the recogniser loads, and a summary
-    naming the data. Needs the ``train`` extra."""
+    naming the data. Needs the ``train`` extra. Run in a fresh interpreter: the renderers are
+    forked, and a fork from this test process (threads of earlier tests alive) can deadlock."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     import json
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    import vision.train
-    from vision import train_device
     from vision.recognize import Recognizer
 
-    # procedural decks only: the aisleriot sheets need rsvg-convert or a filled cache
-    monkeypatch.setattr(vision.train, "training_designs",
-                        lambda rng: f"proc:{int(rng.integers(0, 5))}:{int(rng.integers(0, 9))}")
     out = tmp_path / "model" / "m.onnx"
-    assert train_device.main(["--work", str(tmp_path / "data"), "--scenes", "4", "--chunks", "2",
-                              "--cal-scenes", "2", "--workers", "2", "--arch", "gate",
-                              "--device", "cpu", "--epochs", "1", "--batch", "64",
-                              "--out", str(out)]) == 0
+    args = ["--work", str(tmp_path / "data"), "--scenes", "4", "--chunks", "2",
+            "--cal-scenes", "2", "--workers", "2", "--arch", "gate", "--device", "cpu",
+            "--epochs", "1", "--batch", "64", "--out", str(out)]
+    # procedural decks only: the aisleriot sheets need rsvg-convert or a filled cache
+    script = ("import sys, vision.train, vision.train_device as td\n"
+              "vision.train.training_designs = lambda rng, ttf_share=0.0: "
+              "f'proc:{int(rng.integers(0, 5))}:{int(rng.integers(0, 9))}'\n"
+              "sys.exit(td.main(sys.argv[1:]))\n")
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run([sys.executable, "-c", script, *args], cwd=root, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
     summary = json.loads((out.parent / "train_summary.json").read_text())
     assert summary["missing_chunks"] == [] and len(summary["train"]) == 2
     assert summary["n_train"] > 100 and summary["epochs"] == 1

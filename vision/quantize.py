@@ -5,7 +5,7 @@
 Weights are quantised per output channel (int8), activations per tensor (uint8) with ranges
 measured on ``--samples`` crops drawn (seeded) from a calibration npz of `vision.train`'s
 format. On one CPU thread the reader runs about 2.7 times faster, with the same accuracy on the
-calibration crops (``models/cards_v2.md``). Needs the ``onnx`` package (the ``train`` extra);
+calibration crops (``models/cards_v3.md``). Needs the ``onnx`` package (the ``train`` extra);
 the quantised model runs on onnxruntime alone.
 """
 

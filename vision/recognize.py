@@ -49,7 +49,7 @@ def _model_dir() -> Path:
 
 
 MODEL_DIR = _model_dir()
-DEFAULT_MODEL = MODEL_DIR / "cards_v2.onnx"
+DEFAULT_MODEL = MODEL_DIR / "cards_v3.onnx"
 #: The reader looks at a candidate when the gate puts at least this much on the card codes.
 GATE_CODE_MASS = 0.05
 #: Two reads of one index corner are at most this far apart (card widths).

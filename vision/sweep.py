@@ -1,7 +1,7 @@
 """Threshold sweep of one or more readers on fresh calibration frames, rendered in parallel.
 
     python -m vision.sweep --frames-per-design 100 --seed 31 --workers 16 \\
-        --out sweep.json models/cards_v2.onnx other/reader.onnx
+        --out sweep.json models/cards_v3.onnx other/reader.onnx
 
 Frames are of the *training* designs (:func:`vision.dataset.design_list` ``"train"``; scenes
 never trained on), 75 % at 1280x720 and 25 % at 1920x1080, each seeded by (seed, frame
@@ -54,7 +54,8 @@ def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:
 
 def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
                    workers: int) -> dict:
-    """Summed scores per model and threshold (see the module docstring)."""
+    """Summed scores per model and threshold (see the module docstring). The workers are
+    forked: call this from a process with no other threads running (the command line)."""
     _MODELS[:] = models
     jobs = [(d, k, seed) for d in design_list("train", seed) for k in range(frames_per_design)]
     totals = {m: [Score() for _ in THRESHOLDS] for m in models}

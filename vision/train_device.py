@@ -57,7 +57,9 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
     """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
 
     Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
-    :func:`vision.train.chunk_files`. Returns the files made and the chunks left out.
+    :func:`vision.train.chunk_files`. Returns the files made and the chunks left out. The
+    renderers are forked: call this from a process with no other threads running (the
+    command line), since a fork copies locks that other threads may hold.
     """
     work.mkdir(parents=True, exist_ok=True)
     per = scenes // chunks
