@@ -101,21 +101,29 @@ THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95
                                   0.975, 0.98, 0.985, 0.99, 0.993, 0.995, 0.997, 0.999)
 
 
+def threshold_scores(rec, reads: list, labels: dict) -> list:  # noqa: ANN001
+    """One frame's :class:`vision.evaluate.Score` at every threshold of :data:`THRESHOLDS`,
+    from its reads (:meth:`vision.recognize.Recognizer.read`, which no threshold changes)."""
+    from vision.evaluate import score_frame
+
+    return [score_frame({**rec.merge(reads, t), "elapsed_ms": 0.0}, labels) for t in THRESHOLDS]
+
+
 def sweep_frames(model: Path, directories: list[Path], gate: Path | None = None) -> list[dict]:
     """Pipeline metrics on labelled directories for every threshold in :data:`THRESHOLDS`."""
-    from vision.evaluate import Score, labelled_images, score_frame
+    from vision.evaluate import Score, labelled_images
     from vision.recognize import Recognizer, load_image
 
     rec = Recognizer(model, threshold=0.5, gate=gate)
-    reads = [(rec.read(load_image(i)), json.loads(j.read_text()))
-             for d in directories for i, j in labelled_images(d)]
-    rows = []
-    for thr in THRESHOLDS:
-        total = Score()
-        for r, labels in reads:
-            total.add(score_frame({**rec.merge(r, thr), "elapsed_ms": 0.0}, labels))
-        rows.append({"threshold": thr, **total.summary()})
-    return rows
+    totals = [Score() for _ in THRESHOLDS]
+    for d in directories:
+        for image, label_file in labelled_images(d):
+            scores = threshold_scores(rec, rec.read(load_image(image)),
+                                      json.loads(label_file.read_text()))
+            for total, score in zip(totals, scores, strict=True):
+                total.add(score)
+    return [{"threshold": t, **total.summary()} for t, total in zip(THRESHOLDS, totals,
+                                                                    strict=True)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -92,10 +92,6 @@ def card_mask(img: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / max(float(np.linalg.norm(v)), 1e-9)
-
-
 def _merge_collinear(poly: np.ndarray, max_turn: float = 0.985) -> np.ndarray:
     """Drop vertices where the outline turns by less than ~10 degrees (the first such vertex,
     then look again from the start). Plain floats: this runs for every region of every frame,

@@ -350,15 +350,15 @@ def _same_card(a: _Read, b: _Read) -> bool:
     gap = float(np.linalg.norm(a.center - b.center))
     dot = float(np.dot(fa.x_axis, fb.x_axis))
     d = fb.point - fa.point
-    if dot > 0.8 and not same_code:
-        # Index corners turned alike are one only if they are at one place: a card has one
-        # index corner each way up. Implied centres rest on the estimated card size and fell
-        # within CLASH_CENTRE for neighbours in a hand, refusing both cards.
-        return float(np.linalg.norm(d)) < SAME_INDEX * w
+    if dot > 0.8:
+        # Index corners turned alike are one if they are at one place (a card has one index
+        # corner each way up); implied centres, which rest on the estimated card size, count
+        # only for reads of the same code: for different codes they fell within CLASH_CENTRE
+        # for neighbours in a hand, refusing both cards.
+        return (float(np.linalg.norm(d)) < SAME_INDEX * w
+                or (same_code and gap < SAME_CENTRE * w))
     if gap < (SAME_CENTRE if same_code else CLASH_CENTRE) * w:
         return True
-    if dot > 0.8:
-        return float(np.linalg.norm(d)) < SAME_INDEX * w
     if dot < -0.8:
         u = float(np.dot(d, fa.x_axis)) / w
         v = float(np.dot(d, fa.y_axis)) / w

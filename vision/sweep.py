@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.calibrate import THRESHOLDS
+from vision.calibrate import THRESHOLDS, threshold_scores
 from vision.dataset import design_list
-from vision.evaluate import Score, score_frame
+from vision.evaluate import Score
 from vision.synth import random_deal, render_table
 
 #: Per worker process: the models (set before the pool forks) and their recognisers.
@@ -46,9 +46,7 @@ def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:
     out = {}
     for m in _MODELS:
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
-        reads = rec.read(img)
-        out[m] = [score_frame({**rec.merge(reads, t), "elapsed_ms": 0.0}, labels)
-                  for t in THRESHOLDS]
+        out[m] = threshold_scores(rec, rec.read(img), labels)
     return out
 
 
