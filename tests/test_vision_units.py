@@ -405,3 +405,63 @@ def test_threshold_rule_bounds_the_misread_rate_and_adds_rendered_sweeps() -> No
     assert [r["misread"] for r in rows] == [5, 5] and rows[1]["recall"] == 1.0
     with pytest.raises(ValueError):
         add_sweeps(a, b[::-1])
+
+
+def test_the_scale_search_reads_a_card_whose_size_was_misjudged() -> None:
+    """A frame on a card's index corner but a quarter too small (the proposals estimate the
+    card size from the frame): the three looks about the wrong scale are unsure, the search
+    over look scales finds the card (the committed reader, a clean frame of a validation
+    design)."""
+    from vision.recognize import Recognizer
+
+    rng = np.random.default_rng(6)
+    img, labels = render_table({"seat4": ["4C"]}, rng, design="proc:5:1011", tilt_max=20,
+                               clean=True, card_px=(60, 70))
+    q = np.array(labels["cards"][0]["corners"])
+    x, y = q[1] - q[0], q[3] - q[0]
+    w, h = float(np.linalg.norm(x)), float(np.linalg.norm(y))
+    frames = [IndexFrame(q[0], x / w, y / h, 0.75 * w, 0.75 * h, True)]
+    rec = Recognizer()
+    four = CLASSES.index("4C")
+
+    def read(scales: tuple[float, ...]) -> float:
+        rec.look_scales = scales
+        probs = rec.second_look(img, frames, rec.first_look(extract_crops(img, frames)))
+        return float(probs[0, four])
+
+    assert read((0.93, 1.0, 1.07)) < 0.9
+    assert read((0.8, 0.86, 0.93, 1.0, 1.07, 1.15, 1.24)) > 0.99
+
+
+@pytest.mark.parametrize("scales", [[0.9, 1.1], [0.9, 1.1, 1.2], [1.0, 0.9, 1.1]])
+def test_look_scales_of_a_model_are_checked(tmp_path, scales: list[float]) -> None:
+    import json
+    import shutil
+
+    from vision.recognize import DEFAULT_MODEL, Recognizer
+
+    shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
+    (tmp_path / "m.json").write_text(json.dumps({"classes": list(CLASSES),
+                                                 "look_scales": scales}))
+    with pytest.raises(ValueError, match="look_scales"):
+        Recognizer(tmp_path / "m.onnx")
+
+
+def test_training_draws_no_excluded_or_validation_design() -> None:
+    """Designs without a full index (tango_nuevo) and the validation designs are never drawn
+    for training; the legacy list (to remake the data of older models) differs only by it."""
+    from vision.designs import (
+        EXCLUDED_AISLERIOT,
+        LEGACY_TRAIN_AISLERIOT,
+        TRAIN_AISLERIOT,
+        VAL_AISLERIOT,
+    )
+    from vision.train import training_designs
+
+    assert not set(TRAIN_AISLERIOT) & (set(EXCLUDED_AISLERIOT) | set(VAL_AISLERIOT))
+    assert set(LEGACY_TRAIN_AISLERIOT) - set(TRAIN_AISLERIOT) == {"tango_nuevo"}
+    rng = np.random.default_rng(0)
+    drawn = {training_designs(rng, 0.5) for _ in range(2000)}
+    assert {d for d in drawn if not d.startswith("proc:")} == set(TRAIN_AISLERIOT)
+    legacy = {training_designs(rng, 0.5, legacy_designs=True) for _ in range(2000)}
+    assert "tango_nuevo" in legacy

@@ -5,8 +5,8 @@ canonical crop (:mod:`vision.crops`) and classified (52 codes, face down, reject
 onnxruntime sessions: a small *gate* model looks at every candidate, and the larger *reader*
 model only at those the gate does not put almost entirely on face down / reject
 (:data:`GATE_CODE_MASS`; most candidates of a frame are felt, chips and card bodies); a
-candidate read as a card code is classified again at two more crop scales and the three looks
-averaged (:meth:`Recognizer.second_look`). Reads
+candidate read as a card code is classified again at more crop scales, and the mean of the
+three neighbouring scales that read it best is kept (:meth:`Recognizer.second_look`). Reads
 of the same card (its two index corners, or one corner reached twice) are merged by the card
 centre they imply; reads of one card that disagree are refused. A card's confidence is its best
 read's probability, or higher when its two opposite index corners were read alike
@@ -67,9 +67,11 @@ CLASH_CENTRE = 0.2
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.8
 #: A candidate that the first look puts at least this much probability on card codes is
-#: looked at again on frames scaled by :data:`SECOND_LOOK_SCALES` (about its corner point), and
-#: its probabilities are the mean of the three looks: a read must hold when the crop's scale
-#: changes by as much as the proposals' size estimates do.
+#: looked at again on frames scaled by the look scales (about its corner point:
+#: :data:`LOOK_SCALES`, or the model's ``"look_scales"``), and its probabilities are the mean
+#: of the three neighbouring scales whose mean is surest of a card code: a read must hold
+#: when the crop's scale changes by ~7 %, and the search finds the scale, which the proposals
+#: estimate from the card size in the frame and can miss by 20 % or more.
 SECOND_LOOK_MASS = 0.3
 #: Reads of a card code at least this probable (or at least the pair floor of the operating
 #: threshold, if lower) take part in the grouping: one that disagrees with the card's other
@@ -78,7 +80,9 @@ SECOND_LOOK_MASS = 0.3
 #: of 49.9 % of the 1900 calibration frames' cards at 0.99, with 7 misreads in 13,482 instead
 #: of 6 in 12,805 (95 % bound 0.098 %, within the 0.1 % rule).
 DOUBT_FLOOR = 0.9
-SECOND_LOOK_SCALES = (0.93, 1.07)
+#: Crop scales of the second look, in increasing order, 1.0 (the first look) included; the
+#: default is the one window of ``cards_v1``..``cards_v3``: no search.
+LOOK_SCALES: tuple[float, ...] = (0.93, 1.0, 1.07)
 #: ... provided its best card code has at least this probability on the first look, and
 #: less than this.
 SECOND_LOOK_FLOOR = 0.35
@@ -174,6 +178,11 @@ class Recognizer:
                                else meta.get("threshold", 0.9))
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
+        self.look_scales = tuple(float(v) for v in meta.get("look_scales", LOOK_SCALES))
+        if (len(self.look_scales) < 3 or 1.0 not in self.look_scales
+                or list(self.look_scales) != sorted(set(self.look_scales))):
+            raise ValueError(f"{meta_path}: look_scales must be 3 or more increasing scales "
+                             f"including 1.0, not {list(self.look_scales)}")
         self.gate_session = _session(Path(gate), threads) if gate is not None else None
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
@@ -194,22 +203,31 @@ class Recognizer:
     def second_look(self, img: np.ndarray, frames: list[IndexFrame],
                     probs: np.ndarray) -> np.ndarray:
         """``probs`` with every candidate read as a card code (at least
-        :data:`SECOND_LOOK_MASS` on the codes) averaged over :data:`SECOND_LOOK_SCALES` too."""
-        # A candidate whose first look is below SECOND_LOOK_FLOOR on every code cannot reach
-        # the pair floor of any operating threshold above 0.95 after averaging three looks
-        # (3 x 0.78 - 2 = 0.34), and one at SECOND_LOOK_CEILING or more is kept as read:
-        # neither is worth two more reader runs (a third of a frame's reader time).
+        :data:`SECOND_LOOK_MASS` on the codes) replaced by the mean of three neighbouring
+        look scales (:attr:`look_scales`): the three whose mean puts the most on one code.
+
+        >>> import numpy as np
+        >>> looks = np.array([[0.2, 0.8], [0.1, 0.9], [0.6, 0.4], [0.9, 0.1]])
+        >>> best_window(looks[:, None, :], codes=2).round(3).tolist()
+        [[0.3, 0.7]]
+        """
+        # A candidate whose first look is below SECOND_LOOK_FLOOR on every code is left as it
+        # is (on the validation frames a floor of 0.15 found no more cards than 0.35), and
+        # one at SECOND_LOOK_CEILING or more is kept as read: neither is worth the reader runs
+        # of the other scales.
         best = probs[:, :52].max(1)
         again = np.flatnonzero((probs[:, :52].sum(1) >= SECOND_LOOK_MASS)
                                & (best >= SECOND_LOOK_FLOOR) & (best < SECOND_LOOK_CEILING))
-        if not len(again) or not SECOND_LOOK_SCALES:
+        others = [s for s in self.look_scales if s != 1.0]
+        if not len(again):
             return probs
         looks = [replace(frames[i], width=frames[i].width * s, height=frames[i].height * s)
-                 for s in SECOND_LOOK_SCALES for i in again]
-        more = self.classify(extract_crops(img, looks)).reshape(len(SECOND_LOOK_SCALES),
-                                                                len(again), -1)
+                 for s in others for i in again]
+        more = list(self.classify(extract_crops(img, looks)).reshape(len(others),
+                                                                     len(again), -1))
+        more.insert(self.look_scales.index(1.0), probs[again])
         out = probs.copy()
-        out[again] = (probs[again] + more.sum(0)) / (1 + len(SECOND_LOOK_SCALES))
+        out[again] = best_window(np.stack(more), codes=52)
         return out
 
     def recognize(self, img: np.ndarray) -> dict:
@@ -282,6 +300,15 @@ class Recognizer:
         unreadable += [d for d, _ in doubt]
         return {"cards": cards, "face_down": [{"center": _pt(b[0])} for b in backs],
                 "unreadable": [{"center": _pt(u)} for u in unreadable]}
+
+
+def best_window(looks: np.ndarray, codes: int) -> np.ndarray:
+    """Per candidate, the mean of three neighbouring looks (``looks``: ``(scales, N, C)``,
+    scales increasing) whose highest probability among the first ``codes`` classes is the
+    largest: ``(N, C)``."""
+    means = (looks[:-2] + looks[1:-1] + looks[2:]) / 3.0
+    pick = means[:, :, :codes].max(2).argmax(0)
+    return means[pick, np.arange(looks.shape[1])]
 
 
 def pair_floor(threshold: float) -> float:

@@ -37,23 +37,24 @@ from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
 from vision.train import ARCHITECTURES, build_model, export_onnx, generate
 
 
-def _render_chunk(job: tuple[int, int, str, float]) -> tuple[str, float]:
+def _render_chunk(job: tuple[int, int, str, float, bool]) -> tuple[str, float]:
     """Worker: render one seeded chunk into ``path`` (written whole, then renamed)."""
     import cv2
 
     cv2.setNumThreads(1)
-    scenes, seed, path, ttf_share = job
+    scenes, seed, path, ttf_share, legacy_designs = job
     t0 = time.time()
     out = Path(path)
     if not out.exists():
         tmp = out.with_name(out.stem + ".part.npz")
-        generate(scenes, seed, tmp, ttf_share)
+        generate(scenes, seed, tmp, ttf_share, legacy_designs)
         tmp.rename(out)
     return path, time.time() - t0
 
 
 def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
-              deadline: float | None, cal_scenes: int, ttf_share: float = 0.0) -> dict:
+              deadline: float | None, cal_scenes: int, ttf_share: float = 0.0,
+              legacy_designs: bool = False) -> dict:
     """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
 
     Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
@@ -63,9 +64,9 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
     """
     work.mkdir(parents=True, exist_ok=True)
     per = scenes // chunks
-    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), ttf_share)
-    jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), ttf_share)
-                    for k in range(chunks)]
+    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), ttf_share, legacy_designs)
+    jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), ttf_share,
+                     legacy_designs) for k in range(chunks)]
     t0 = time.time()
     done: list[str] = []
     with mp.get_context("fork").Pool(workers) as pool:
@@ -296,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds; chunks not rendered by then are left out")
     ap.add_argument("--ttf-share", type=float, default=0.0,
                     help="share of the procedural decks with a TrueType index font (needs Pillow)")
+    ap.add_argument("--legacy-designs", action="store_true",
+                    help="draw aisleriot designs as the data made before 2026-11-30 did "
+                         "(with tango_nuevo): to remake the data of cards_v3")
     ap.add_argument("--use-existing", action="store_true",
                     help="render nothing: train on the chunks already in --work")
     ap.add_argument("--data-only", action="store_true", help="render the chunks, do not train")
@@ -314,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         data = existing_data(args.work)
     else:
         data = make_data(args.work, args.scenes, args.chunks, args.seed, args.workers,
-                         args.data_deadline, args.cal_scenes, args.ttf_share)
+                         args.data_deadline, args.cal_scenes, args.ttf_share,
+                         args.legacy_designs)
     print(json.dumps({"chunks": len(data["train"]),
                       **{k: v for k, v in data.items() if k != "train"}}), flush=True)
     if args.data_only:
