@@ -465,3 +465,34 @@ def test_training_draws_no_excluded_or_validation_design() -> None:
     assert {d for d in drawn if not d.startswith("proc:")} == set(TRAIN_AISLERIOT)
     legacy = {training_designs(rng, 0.5, legacy_designs=True) for _ in range(2000)}
     assert "tango_nuevo" in legacy
+
+
+def test_proposals_find_cards_under_a_coloured_light(monkeypatch) -> None:
+    """White cards under a magenta cast (camera white balance off by 20-25 % per channel) are
+    beyond the card mask's chroma limit from neutral; measured from the frame's white point
+    they are card stock again, and every index corner gets a candidate."""
+    import vision.proposals as proposals
+
+    rng = np.random.default_rng(5)
+    img, labels = render_table({"seat4": ["QD", "7S"], "dealer": ["9C", "XX"]}, rng,
+                               design="plastic", tilt_max=20, clean=True)
+    cast = np.clip(img * np.array([1.25, 0.8, 1.25]), 0, 255).astype(np.uint8)
+
+    def covered(frames: list[IndexFrame]) -> int:
+        n = 0
+        for card in labels["cards"]:
+            if not card["readable"]:
+                continue
+            q, w = np.array(card["corners"]), card["card_width_px"]
+            x_dir = (q[1] - q[0]) / np.linalg.norm(q[1] - q[0])
+            n += any(np.linalg.norm(f.point - q[0]) < 0.12 * w
+                     and float(np.dot(f.x_axis, x_dir)) > 0.9 for f in frames)
+        return n
+
+    import cv2
+
+    a0, b0 = proposals.white_point(cv2.cvtColor(cast, cv2.COLOR_BGR2LAB))
+    assert a0 > 138 and b0 < 118  # magenta: a up, b down
+    assert covered(propose(img)) == covered(propose(cast)) == 3
+    monkeypatch.setattr(proposals, "white_point", lambda lab: (128, 128))
+    assert covered(propose(cast)) == 0  # measured from neutral: no card stock at all

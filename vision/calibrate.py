@@ -13,7 +13,9 @@ within ``--max-error``; ``--sweep`` adds the counts of :mod:`vision.sweep`'s ren
 without it, the smallest at which card
 reads among the calibration crops are wrong at most ``--max-error`` of the time. Written, with
 the class list and the crop-level table, to ``<model>.json``, which
-:class:`vision.recognize.Recognizer` reads.
+:class:`vision.recognize.Recognizer` reads. The frames are read with the look scales of the
+second look that ``<model>.json`` already names (``"look_scales"``, else the default), and the
+new file keeps them: a threshold holds only for the scales it was chosen with.
 """
 
 from __future__ import annotations
@@ -154,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     res = choose_threshold(probs, d["y"], args.max_error)
     meta = {"classes": list(CLASSES), "input": [3, CROP_H, CROP_W],
             "threshold": res["chosen"]["threshold"], "crop_calibration": res["chosen"],
-            "calibration_crops": int(len(x))}
+            "calibration_crops": int(len(x)),
+            # the frames below were read with these look scales: the threshold holds for them
+            "look_scales": list(rec.look_scales)}
     if args.gate is not None:
         meta["gate"] = args.gate.name
     if args.frames:

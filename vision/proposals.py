@@ -1,8 +1,9 @@
 """Cheap OpenCV stage: find where card index corners may be.
 
 1. :func:`card_mask` marks pixels that differ from the local felt colour (felt of any colour;
-   the felt estimate is local, so uneven light does not move the threshold), with thin printed
-   lines and text opened away.
+   the felt estimate is local, so uneven light does not move the threshold) and are pale,
+   from neutral or from the frame's white point (:func:`white_point`: a coloured light tints
+   the cards), with thin printed lines and text opened away.
 2. :func:`find_corners` walks the outline of every region and keeps convex, roughly
    right-angled corners where two straight edges meet (the intersection of the edges, so
    rounded card corners do not matter), each with its right-handed frame (x, y unit vectors
@@ -28,8 +29,12 @@ import numpy as np
 MASK_SCALE = 1.0
 #: Card stock is this much lighter than the local felt (8-bit Lab lightness) ...
 LIGHTER_THAN_FELT = 28
-#: ... and has at most this chroma (|a| + |b| in 8-bit Lab).
+#: ... and has at most this chroma (|a| + |b| in 8-bit Lab), measured from the frame's white
+#: point: the median colour of its lightest pixels (:data:`WHITE_SHARE`), the cards' stock
+#: under the frame's light, moved at most :data:`MAX_CAST` from neutral.
 MAX_CHROMA = 40
+WHITE_SHARE = 0.02
+MAX_CAST = 30
 
 
 def _kernel(full_res_px: float) -> np.ndarray:
@@ -77,7 +82,10 @@ def card_mask(img: np.ndarray) -> np.ndarray:
     small = cv2.resize(img, None, fx=MASK_SCALE, fy=MASK_SCALE, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     light = lab[..., 0]
-    chroma = cv2.add(cv2.absdiff(lab[..., 1], 128), cv2.absdiff(lab[..., 2], 128))
+    pale = _chroma(lab, 128, 128) < MAX_CHROMA
+    a0, b0 = white_point(lab)
+    if (a0, b0) != (128, 128):
+        pale |= _chroma(lab, a0, b0) < MAX_CHROMA
     h, w = light.shape
     grid = (max(8, img.shape[1] // 32), max(8, img.shape[0] // 32))
     coarse = cv2.resize(light, grid, interpolation=cv2.INTER_AREA)
@@ -85,11 +93,40 @@ def card_mask(img: np.ndarray) -> np.ndarray:
     felt = cv2.morphologyEx(coarse, cv2.MORPH_OPEN, kernel)
     felt = cv2.GaussianBlur(felt, (0, 0), 1.5)
     felt = cv2.resize(felt, (w, h), interpolation=cv2.INTER_LINEAR)
-    mask = ((cv2.subtract(light, felt) > LIGHTER_THAN_FELT) & (chroma < MAX_CHROMA)).astype(
-        np.uint8) * 255
+    mask = ((cv2.subtract(light, felt) > LIGHTER_THAN_FELT) & pale).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _K_SMALL)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _K_SMALL)
     return mask
+
+
+def _chroma(lab: np.ndarray, a0: int, b0: int) -> np.ndarray:
+    return cv2.add(cv2.absdiff(lab[..., 1], a0), cv2.absdiff(lab[..., 2], b0))
+
+
+def white_point(lab: np.ndarray) -> tuple[int, int]:
+    """The (a, b) of white card stock in an 8-bit Lab frame: the median of its lightest
+    :data:`WHITE_SHARE` of pixels, at most :data:`MAX_CAST` from neutral (128) on each axis.
+
+    An uncalibrated camera under casino light tints white cards (a white balance off by 15 %
+    per channel turns them pink, beyond :data:`MAX_CHROMA` of neutral, and no card was found);
+    the cards are the lightest large things on the table, so their colour is the frame's white.
+
+    >>> import numpy as np, cv2
+    >>> img = np.full((40, 40, 3), (40, 110, 30), np.uint8)   # green felt, BGR
+    >>> img[10:30, 10:30] = (235, 200, 240)                     # a white card under pink light
+    >>> a, b = white_point(cv2.cvtColor(img, cv2.COLOR_BGR2LAB))
+    >>> a > 140 and b < 120
+    True
+    """
+    light = lab[..., 0]
+    hist = np.bincount(light.ravel(), minlength=256)
+    level = int(np.searchsorted(np.cumsum(hist[::-1]), WHITE_SHARE * light.size))
+    lightest = light >= 255 - level
+    out = []
+    for ch in (1, 2):
+        v = int(np.median(lab[..., ch][lightest]))
+        out.append(int(np.clip(v, 128 - MAX_CAST, 128 + MAX_CAST)))
+    return out[0], out[1]
 
 
 def _merge_collinear(poly: np.ndarray, max_turn: float = 0.985) -> np.ndarray:
