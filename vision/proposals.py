@@ -118,13 +118,14 @@ def white_point(lab: np.ndarray) -> tuple[int, int]:
     >>> a > 140 and b < 120
     True
     """
-    light = lab[..., 0]
+    sample = lab[::4, ::4]  # every 16th pixel: thousands of card pixels, a sixteenth the time
+    light = sample[..., 0]
     hist = np.bincount(light.ravel(), minlength=256)
     level = int(np.searchsorted(np.cumsum(hist[::-1]), WHITE_SHARE * light.size))
     lightest = light >= 255 - level
     out = []
     for ch in (1, 2):
-        v = int(np.median(lab[..., ch][lightest]))
+        v = int(np.median(sample[..., ch][lightest]))
         out.append(int(np.clip(v, 128 - MAX_CAST, 128 + MAX_CAST)))
     return out[0], out[1]
 

@@ -49,7 +49,7 @@ def _model_dir() -> Path:
 
 
 MODEL_DIR = _model_dir()
-DEFAULT_MODEL = MODEL_DIR / "cards_v3.onnx"
+DEFAULT_MODEL = MODEL_DIR / "cards_v4.onnx"
 #: The reader looks at a candidate when the gate puts at least this much on the card codes.
 GATE_CODE_MASS = 0.05
 #: Two reads of one index corner are at most this far apart (card widths).
@@ -81,7 +81,7 @@ SECOND_LOOK_MASS = 0.3
 #: of 6 in 12,805 (95 % bound 0.098 %, within the 0.1 % rule).
 DOUBT_FLOOR = 0.9
 #: Crop scales of the second look, in increasing order, 1.0 (the first look) included; the
-#: default is the one window of ``cards_v1``..``cards_v3``: no search.
+#: default is one window (no search), as ``cards_v4`` uses.
 LOOK_SCALES: tuple[float, ...] = (0.93, 1.0, 1.07)
 #: ... provided its best card code has at least this probability on the first look, and
 #: less than this.

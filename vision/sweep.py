@@ -1,7 +1,7 @@
 """Threshold sweep of one or more readers on fresh calibration frames, rendered in parallel.
 
     python -m vision.sweep --frames-per-design 100 --seed 31 --workers 16 \\
-        --out sweep.json models/cards_v3.onnx other/reader.onnx
+        --out sweep.json models/cards_v4.onnx other/reader.onnx
 
 Frames are of the *training* designs (:func:`vision.dataset.design_list` ``"train"``; scenes
 never trained on), 75 % at 1280x720 and 25 % at 1920x1080, each seeded by (seed, frame
