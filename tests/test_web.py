@@ -152,3 +152,19 @@ def test_sign_api_is_read_only_and_actions_need_header(site):
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(req)
     assert info.value.code == 403
+
+
+def test_a_redraw_keeps_what_the_dealer_is_typing(site, browser):
+    """Every table event redraws the console; a chip count typed but not yet submitted stays
+    in its box (a redraw between typing and clicking used to send an empty count)."""
+    svc, url = site
+    dealer = sign_in(browser, url, Role.DEALER, "dealer")
+    start_round(svc, seats=(1, 2))
+    svc.call(svc.table.lockout)
+    dealer.wait_for_selector("#count")
+    dealer.fill("#count", "2")
+    dealer.evaluate("refresh()")  # what an event from the table does
+    dealer.wait_for_selector("text=Submit count")
+    assert dealer.input_value("#count") == "2"
+    dealer.click("text=Submit count")
+    dealer.wait_for_selector("text=dealer count 2")

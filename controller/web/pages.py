@@ -153,6 +153,10 @@ async function refresh() {
   const r = await fetch('/api/console');
   if (r.status === 401) { location.href = '/login?next=/' + KIND; return; }
   const v = await r.json(); const d = v.detail; const box = document.getElementById('round');
+  // Every event redraws the console: keep what the user was typing (a chip count, a card
+  // code, a note) and where, or a redraw between typing and clicking would send it empty.
+  const typed = {}; const focus = document.activeElement ? document.activeElement.id : '';
+  for (const i of box.querySelectorAll('input')) if (i.value) typed[i.id] = i.value;
   box.replaceChildren();
   box.append(el('p', '', 'Meter $' + v.meter));
   if (!d) {
@@ -205,6 +209,9 @@ async function refresh() {
       btn('Void round', () => act('resolve', {action: 'void', note: val('note')}), 'warn'));
   }
   box.append(ctl);
+  for (const [id, value] of Object.entries(typed)) {
+    const i = document.getElementById(id); if (i) i.value = value; }
+  if (focus && document.getElementById(focus)) document.getElementById(focus).focus();
 }
 async function history() {
   const r = await fetch('/api/history?limit=50');
