@@ -5,8 +5,9 @@ canonical crop (:mod:`vision.crops`) and classified (52 codes, face down, reject
 onnxruntime sessions: a small *gate* model looks at every candidate, and the larger *reader*
 model only at those the gate does not put almost entirely on face down / reject
 (:data:`GATE_CODE_MASS`; most candidates of a frame are felt, chips and card bodies); a
-candidate read as a card code is classified again at more crop scales, and the mean of the
-three neighbouring scales that read it best is kept (:meth:`Recognizer.second_look`). Reads
+candidate read as a card code is classified again at two more crop scales and the three looks
+averaged (:meth:`Recognizer.second_look`; a model may name more scales, and then the three
+neighbouring ones that read it best count). Reads
 of the same card (its two index corners, or one corner reached twice) are merged by the card
 centre they imply; reads of one card that disagree are refused. A card's confidence is its best
 read's probability, or higher when its two opposite index corners were read alike
@@ -70,8 +71,10 @@ SAME_BACK = 0.8
 #: looked at again on frames scaled by the look scales (about its corner point:
 #: :data:`LOOK_SCALES`, or the model's ``"look_scales"``), and its probabilities are the mean
 #: of the three neighbouring scales whose mean is surest of a card code: a read must hold
-#: when the crop's scale changes by ~7 %, and the search finds the scale, which the proposals
-#: estimate from the card size in the frame and can miss by 20 % or more.
+#: when the crop's scale changes by ~7 %. With more than three scales this is a search for the
+#: scale, which the proposals estimate from the card size in the frame and can miss by 20 % or
+#: more; it found more cards but made as many more misreads (``models/cards_v4.md``), so the
+#: default is the three scales alone.
 SECOND_LOOK_MASS = 0.3
 #: Reads of a card code at least this probable (or at least the pair floor of the operating
 #: threshold, if lower) take part in the grouping: one that disagrees with the card's other
@@ -204,17 +207,13 @@ class Recognizer:
                     probs: np.ndarray) -> np.ndarray:
         """``probs`` with every candidate read as a card code (at least
         :data:`SECOND_LOOK_MASS` on the codes) replaced by the mean of three neighbouring
-        look scales (:attr:`look_scales`): the three whose mean puts the most on one code.
-
-        >>> import numpy as np
-        >>> looks = np.array([[0.2, 0.8], [0.1, 0.9], [0.6, 0.4], [0.9, 0.1]])
-        >>> best_window(looks[:, None, :], codes=2).round(3).tolist()
-        [[0.3, 0.7]]
-        """
-        # A candidate whose first look is below SECOND_LOOK_FLOOR on every code is left as it
-        # is (on the validation frames a floor of 0.15 found no more cards than 0.35), and
-        # one at SECOND_LOOK_CEILING or more is kept as read: neither is worth the reader runs
-        # of the other scales.
+        look scales (:attr:`look_scales`): the three whose mean puts the most on one code
+        (:func:`best_window`)."""
+        # A candidate whose first look is below SECOND_LOOK_FLOOR on every code cannot reach
+        # the pair floor of any operating threshold above 0.95 after averaging three looks
+        # (3 x 0.78 - 2 = 0.34); with a search it could, but on the validation frames a floor
+        # of 0.15 found no more cards than 0.35. One at SECOND_LOOK_CEILING or more is kept as
+        # read: neither is worth the reader runs of the other scales.
         best = probs[:, :52].max(1)
         again = np.flatnonzero((probs[:, :52].sum(1) >= SECOND_LOOK_MASS)
                                & (best >= SECOND_LOOK_FLOOR) & (best < SECOND_LOOK_CEILING))
@@ -305,7 +304,13 @@ class Recognizer:
 def best_window(looks: np.ndarray, codes: int) -> np.ndarray:
     """Per candidate, the mean of three neighbouring looks (``looks``: ``(scales, N, C)``,
     scales increasing) whose highest probability among the first ``codes`` classes is the
-    largest: ``(N, C)``."""
+    largest: ``(N, C)``.
+
+    >>> import numpy as np
+    >>> looks = np.array([[0.2, 0.8], [0.1, 0.9], [0.6, 0.4], [0.9, 0.1]])  # 4 scales, 1 crop
+    >>> best_window(looks[:, None, :], codes=2).round(3).tolist()
+    [[0.3, 0.7]]
+    """
     means = (looks[:-2] + looks[1:-1] + looks[2:]) / 3.0
     pick = means[:, :, :codes].max(2).argmax(0)
     return means[pick, np.arange(looks.shape[1])]
