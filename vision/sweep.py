@@ -7,7 +7,8 @@ Frames are of the *training* designs (:func:`vision.dataset.design_list` ``"trai
 never trained on), 75 % at 1280x720 and 25 % at 1920x1080, each seeded by (seed, frame
 number, design) so that the set does not depend on how many processes render it. Every frame
 is read once per model (at threshold 0.5) and scored at each threshold of
-:data:`vision.calibrate.THRESHOLDS`; the summed counts go to ``--out``, which
+:data:`vision.calibrate.THRESHOLDS`; the summed counts (and, from 0.95 up, every misread with
+its frame: ``"design#k truth->read"``) go to ``--out``, which
 ``vision.calibrate --sweep`` adds to its own frames when it picks the operating threshold.
 Each model's ``.json`` (its gate) is read as by :class:`vision.recognize.Recognizer`.
 """
@@ -46,8 +47,21 @@ def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:
     out = {}
     for m in _MODELS:
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
-        out[m] = threshold_scores(rec, rec.read(img), labels)
+        out[m] = name_misreads(threshold_scores(rec, rec.read(img), labels), design, k)
     return out
+
+
+def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:
+    """``scores`` with each misread (``"AS->AC"``) prefixed by the frame that made it, so that
+    a sweep's misreads can be rendered again (frame ``k`` of ``design``, the sweep's seed).
+
+    >>> s = Score(misread=1, confusions=["AS->AC"])
+    >>> name_misreads([s], "proc:1:1031", 8)[0].confusions
+    ['proc:1:1031#8 AS->AC']
+    """
+    for s in scores:
+        s.confusions = [f"{design}#{k} {c}" for c in s.confusions]
+    return scores
 
 
 def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
@@ -67,7 +81,9 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
                 print(f"{i}/{len(jobs)} frames, {time.time() - t0:.0f} s", flush=True)
     return {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
             "seconds": round(time.time() - t0, 1),
-            "models": {Path(m).name: [{"threshold": t, **s.summary()}
+            "models": {Path(m).name: [{"threshold": t, **s.summary(),
+                                       **({"misreads": sorted(s.confusions)} if t >= 0.95
+                                          else {})}
                                       for t, s in zip(THRESHOLDS, totals[m], strict=True)]
                        for m in models}}
 
