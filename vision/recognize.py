@@ -217,9 +217,9 @@ class Recognizer:
         best = probs[:, :52].max(1)
         again = np.flatnonzero((probs[:, :52].sum(1) >= SECOND_LOOK_MASS)
                                & (best >= SECOND_LOOK_FLOOR) & (best < SECOND_LOOK_CEILING))
-        others = [s for s in self.look_scales if s != 1.0]
         if not len(again):
             return probs
+        others = [s for s in self.look_scales if s != 1.0]
         looks = [replace(frames[i], width=frames[i].width * s, height=frames[i].height * s)
                  for s in others for i in again]
         more = list(self.classify(extract_crops(img, looks)).reshape(len(others),

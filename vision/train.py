@@ -367,6 +367,16 @@ def chunk_files(work: Path, scenes: int, chunks: int, seed: int, ttf_share: floa
     return files[:-1], files[-1]
 
 
+def add_design_arguments(ap: argparse.ArgumentParser) -> None:
+    """``--ttf-share`` and ``--legacy-designs`` (:func:`training_designs`), for every command
+    that renders training data."""
+    ap.add_argument("--ttf-share", type=float, default=0.0,
+                    help="share of the procedural decks with a TrueType index font (needs Pillow)")
+    ap.add_argument("--legacy-designs", action="store_true",
+                    help="draw aisleriot designs as the data made before 2026-11-30 did "
+                         "(with tango_nuevo): to remake the data of cards_v1..cards_v3")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, required=True, help="data/log directory (not the repo)")
@@ -390,11 +400,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="random scale / turn / shift / blur of each crop while training")
     ap.add_argument("--log-dir", type=Path, default=None,
                     help="where train_log.jsonl and train_summary.json go (default: --work)")
-    ap.add_argument("--ttf-share", type=float, default=0.0,
-                    help="share of the procedural decks with a TrueType index font (needs Pillow)")
-    ap.add_argument("--legacy-designs", action="store_true",
-                    help="draw aisleriot designs as the data made before 2026-11-30 did "
-                         "(with tango_nuevo): to remake the data of cards_v1..cards_v3")
+    add_design_arguments(ap)
     args = ap.parse_args(argv)
     train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed,
                                    args.ttf_share, args.legacy_designs)

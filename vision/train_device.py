@@ -34,7 +34,7 @@ import numpy as np
 
 from vision.codes import REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
-from vision.train import ARCHITECTURES, build_model, export_onnx, generate
+from vision.train import ARCHITECTURES, add_design_arguments, build_model, export_onnx, generate
 
 
 def _render_chunk(job: tuple[int, int, str, float, bool]) -> tuple[str, float]:
@@ -295,11 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--data-deadline", type=float, default=None,
                     help="seconds; chunks not rendered by then are left out")
-    ap.add_argument("--ttf-share", type=float, default=0.0,
-                    help="share of the procedural decks with a TrueType index font (needs Pillow)")
-    ap.add_argument("--legacy-designs", action="store_true",
-                    help="draw aisleriot designs as the data made before 2026-11-30 did "
-                         "(with tango_nuevo): to remake the data of cards_v3")
+    add_design_arguments(ap)
     ap.add_argument("--use-existing", action="store_true",
                     help="render nothing: train on the chunks already in --work")
     ap.add_argument("--data-only", action="store_true", help="render the chunks, do not train")
