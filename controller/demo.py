@@ -132,6 +132,12 @@ class Demo:
     def _current(self) -> Round | None:
         return self.svc.call(self.svc.table.current)
 
+    def _state(self) -> State | None:
+        """The current round's state, read once: the device threads may finish the round
+        between two reads, so a condition must never call _current() twice."""
+        rnd = self._current()
+        return None if rnd is None else rnd.state
+
     # The store's one connection is shared with the device threads: every read goes through
     # the service lock, so it never lands inside another thread's transaction.
     def _meta(self, key: str) -> str | None:
@@ -152,8 +158,8 @@ class Demo:
         if burn:
             self._wait(lambda: self._meta("burn_pending") == "0", "the burn card")
         else:
-            self._wait(lambda: self._card_count() > before or self._current() is None
-                       or self._current().state is State.HELD, "the card to be recorded")
+            self._wait(lambda: self._card_count() > before
+                       or self._state() in (None, State.HELD), "the card to be recorded")
 
     def _new_shoe_if_low(self) -> None:
         if len(self._shoe_cards) < CUT_CARD_LEFT:
@@ -250,10 +256,11 @@ class Demo:
                 self.board_sim.main(seat, seat in players)
             for seat in sorted(wagering):
                 self.board_sim.bet(seat, True)
-            self._wait(lambda: set(self._current().wagers) >= wagering, "the wagers", 5)
+            self._wait(lambda: (now := self._current()) is None or set(now.wagers) >= wagering,
+                       "the wagers", 5)
             self._pause()
             self.board_sim.press("LOCKOUT")
-            self._wait(lambda: self._current().state is not State.BETS_OPEN, "the lock-out")
+            self._wait(lambda: self._state() is not State.BETS_OPEN, "the lock-out")
         elif state is State.LOCKED:
             self._pause()
             wrong = rng.random() < self.opts.mismatch_rate
@@ -274,12 +281,11 @@ class Demo:
                 return
             if not rnd.data.get("frames"):
                 self.camera_check(rnd, hole_up=False)
-                if self._current().state is State.HELD:
+                if self._state() is State.HELD:
                     return
             self._pause()
             self.board_sim.press("REVEAL")
-            self._wait(lambda: self._current() is None
-                       or self._current().state is not State.DEALING, "the reveal")
+            self._wait(lambda: self._state() is not State.DEALING, "the reveal")
             self.camera_check(self.svc.call(table.round, rnd.id), hole_up=True)
         elif state is State.FLAGGED:
             self._pause()
