@@ -497,3 +497,55 @@ def test_proposals_find_cards_under_a_coloured_light(monkeypatch) -> None:
     assert covered(propose(img)) == covered(propose(cast)) == 3
     monkeypatch.setattr(proposals, "white_point", lambda lab: (128, 128))
     assert covered(propose(cast)) == 0  # measured from neutral: no card stock at all
+
+
+def _sweep_frame(design: str, k: int) -> tuple[np.ndarray, dict]:
+    """Frame ``k`` of ``design`` in the threshold sweep (vision.sweep, seed 31)."""
+    from vision.synth import random_deal
+
+    rng = np.random.default_rng([31, k, sum(map(ord, design))])
+    size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
+    return render_table(random_deal(rng), rng, design=design, size=size)
+
+
+def test_card_size_is_that_of_a_card_not_of_a_hand() -> None:
+    """In a frame of many hands most full-edge measurements are the outlines of two or three
+    overlapped cards; their median (the estimate before 2026-11-30) was 1.6 times a card."""
+    from vision import proposals
+
+    img, labels = _sweep_frame("proc:1:1031", 27)
+    true_h = float(np.median([np.linalg.norm(np.subtract(c["corners"][3], c["corners"][0]))
+                              for c in labels["cards"]]))
+    mask = proposals.card_mask(img)
+    corners, _ = proposals.find_corners(mask)
+    full_median = np.median([h for _, _, h in proposals._full_edges(corners)])
+    assert full_median > 1.3 * true_h
+    found = proposals.outline(img)
+    assert abs(found.sizes[0].height / true_h - 1) < 0.1
+    assert len(found.sizes) <= proposals.MAX_SIZES
+    # the recognizer reuses its looks at the outline corners: they lead the proposals
+    direct = proposals.index_frames(found.corners, found.sizes[1], direct_only=True)
+    frames = proposals.propose(img, found=found, size=1)
+    assert direct and all(f.direct for f in direct)
+    assert [(f.point.tolist(), f.width) for f in frames[:len(direct)]] == [
+        (f.point.tolist(), f.width) for f in direct]
+
+
+def test_the_reader_picks_the_card_size_under_which_the_corners_read() -> None:
+    """A hypothesis of twice a card (the outline of a hand) or of 0.4 times a card, put first,
+    loses to the card's size: under it no corner reads; the card's size put first stays."""
+    from dataclasses import replace
+
+    from vision import proposals
+    from vision.recognize import Recognizer
+
+    img, _ = _sweep_frame("proc:1:1031", 27)
+    found = proposals.outline(img)
+    right = found.sizes[0]
+    rec = Recognizer()
+    for factor in (2.0, 0.4):
+        wrong = replace(right, height=right.height * factor, wh=right.wh * factor,
+                        support=99.0)
+        assert rec.pick_size(img, replace(found, sizes=[wrong, right])) == 1
+        assert rec.pick_size(img, replace(found, sizes=[right, wrong])) == 0
+    assert rec.pick_size(img, replace(found, sizes=[right])) == 0

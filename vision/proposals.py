@@ -8,10 +8,14 @@
    right-angled corners where two straight edges meet (the intersection of the edges, so
    rounded card corners do not matter), each with its right-handed frame (x, y unit vectors
    pointing into the card).
-3. :func:`index_frames` turns each corner into the places where a card's index corner can
-   be: the corner itself, and the corners inferred from the card size for the case that it
-   is a card's plain corner or the far corner. Index corners of cards that lie over other
-   cards (white on white) are reached through these inferred frames.
+3. :func:`card_sizes` measures the card size from corners whose edges end at neighbouring
+   corners and from crossings of edge rays (:func:`paired_frames`), and keeps its modes as
+   hypotheses (the outline of a hand measures too); :func:`outline` does steps 1-3.
+4. :func:`index_frames` turns each corner into the places where a card's index corner can
+   be under one size hypothesis: the corner itself, and the corners inferred from the card
+   size for the case that it is a card's plain corner or the far corner. Index corners of
+   cards that lie over other cards (white on white) are reached through these inferred
+   frames. :func:`propose` does it all for one hypothesis.
 
 Every frame is ``(point, x_axis, y_axis, width)``: the card's own top-left corner in image
 pixels, unit vectors along the card's width and height, and the card width in pixels.
@@ -307,53 +311,146 @@ def _full_edges(corners: list[Corner]) -> list[tuple[np.ndarray, float, float]]:
     return out
 
 
-def index_frames(corners: list[Corner], longest: list[float],
-                 mask: np.ndarray | None = None) -> list[IndexFrame]:
-    """Candidate index-corner frames from outline corners (see module docstring)."""
-    valid = [v for v in longest if v > 0]
-    if not valid:
-        return []
-    paired = paired_frames(corners, mask) if mask is not None else []
-    full = _full_edges(corners)  # edges between two seen corners: the surest measurements
-    sizes = full if len(full) >= 2 else [(f.point, f.width, f.height) for f in paired] + full
-    if sizes:
-        global_h = float(np.median([h for _, _, h in sizes]))
-        aspect = float(np.median([h / w for _, w, h in sizes]))
-        at = np.array([p for p, _, _ in sizes])
-        wh = np.array([(w, h) for _, w, h in sizes])
-    else:
-        global_h, aspect = float(np.percentile(valid, 75)), DEFAULT_ASPECT
-        at = wh = np.zeros((0, 2))
+@dataclass(frozen=True)
+class CardSize:
+    """One hypothesis of the card size across a frame: the frame-wide height and aspect
+    (height / width), the card measurements behind it (points ``(n, 2)``, sizes ``(n, 2)`` as
+    width, height) for the size near a point (:meth:`near`), and its support (weighted count
+    of agreeing measurements)."""
+
+    height: float
+    aspect: float
+    at: np.ndarray
+    wh: np.ndarray
+    support: float
+
+    def near(self, p: np.ndarray) -> tuple[float, float]:
+        """Card (width, height) near ``p``: the median of the three nearest measurements
+        within three card heights (the scale changes across a tilted view) that agree with
+        the frame's size (within -25/+33 %) and aspect (within 0.15), else the frame's."""
+        if len(self.at):
+            d = np.linalg.norm(self.at - p, axis=1)
+            near = np.argsort(d)[:3]
+            near = near[d[near] < 3 * self.height]
+            h = self.wh[near, 1]
+            ok = (h > 0.75 * self.height) & (h < 1.33 * self.height)
+            ok &= np.abs(h / self.wh[near, 0] - self.aspect) < 0.15
+            near = near[ok]
+            if len(near):
+                w, h = np.median(self.wh[near], axis=0)
+                return float(w), float(h)
+        return self.height / self.aspect, self.height
+
+
+def index_frames(corners: list[Corner], size: CardSize, paired: list[IndexFrame] = (),
+                 direct_only: bool = False) -> list[IndexFrame]:
+    """Candidate index-corner frames from outline corners and a card size (module docstring);
+    ``direct_only``: only the outline corners themselves, as index corners."""
     frames: list[IndexFrame] = []
     for c in corners:
-        w, h = _local_size(c.point, at, wh, global_h, aspect)
+        w, h = size.near(c.point)
         p, x, y = c.point, c.x_axis, c.y_axis
         if c.len_x <= 1.2 * w:  # x may run along the width: p is an index or far corner
             frames.append(IndexFrame(p, x, y, w, h, True))
-            frames.append(IndexFrame(p + w * x + h * y, -x, -y, w, h, False))
-        if c.len_y <= 1.2 * w:  # y may run along the width: p is a plain corner
+            if not direct_only:
+                frames.append(IndexFrame(p + w * x + h * y, -x, -y, w, h, False))
+        if c.len_y <= 1.2 * w and not direct_only:  # y may run along the width: plain corner
             frames.append(IndexFrame(p + w * y, -y, x, w, h, False))
             frames.append(IndexFrame(p + h * x, y, -x, w, h, False))
-    return _dedupe(frames[:0] + [f for f in frames if f.direct] + paired
+    return _dedupe([f for f in frames if f.direct] + list(paired)
                    + [f for f in frames if not f.direct])
 
 
-def _local_size(p: np.ndarray, at: np.ndarray, wh: np.ndarray, global_h: float,
-                aspect: float) -> tuple[float, float]:
-    """Card (width, height) near ``p``: the median of the three nearest measurements within
-    three card heights (the scale changes across a tilted view) that agree with the frame's
-    median size (within -25/+33 %) and aspect (within 0.15), else the frame's median."""
-    if len(at):
-        d = np.linalg.norm(at - p, axis=1)
-        near = np.argsort(d)[:3]
-        near = near[d[near] < 3 * global_h]
-        ok = (wh[near, 1] > 0.75 * global_h) & (wh[near, 1] < 1.33 * global_h)
-        ok &= np.abs(wh[near, 1] / wh[near, 0] - aspect) < 0.15
-        near = near[ok]
-        if len(near):
-            w, h = np.median(wh[near], axis=0)
-            return float(w), float(h)
-    return global_h / aspect, global_h
+def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray | None = None,
+               paired: list[IndexFrame] | None = None) -> list[CardSize]:
+    """Hypotheses of the frame's card size, best supported first (at most
+    :data:`MAX_SIZES`); empty when the frame has no region.
+
+    Measurements are corners whose two edges both end at neighbouring corners
+    (:func:`_full_edges`, weight :data:`FULL_WEIGHT`) and the crossings of
+    :func:`paired_frames` (weight 1); with a ``mask``, only those whose card rectangle is
+    card stock (:func:`_solid_share` at least :data:`MIN_FILL`), if any is. A hypothesis is
+    a mode of their heights (Gaussian support in log height, :data:`MODE_BANDWIDTH`) with the
+    measurements within 15 % of it; the next is the mode of the rest. Not one median: the
+    outline of two or three overlapped cards has full edges too, 1.4-1.9 times a card, and in
+    frames of many hands they were the majority; the reader tells which mode is a card
+    (:meth:`vision.recognize.Recognizer.pick_size`). Without measurements, the longest straight
+    edges give the one hypothesis.
+    """
+    if not any(v > 0 for v in longest):
+        return []
+    if paired is None:
+        paired = paired_frames(corners, mask) if mask is not None else []
+    full = _full_edges(corners)
+    sizes = full + [(f.point, f.width, f.height) for f in paired]
+    weights = np.array([FULL_WEIGHT] * len(full) + [1.0] * len(paired))
+    if mask is not None and sizes:
+        axes = {tuple(c.point): (c.x_axis, c.y_axis) for c in corners}
+        axes.update({tuple(f.point): (f.x_axis, f.y_axis) for f in paired})
+        solid = _solid(mask)
+        # which edge is the width is not recorded: the other way round the rectangle leaves
+        # the card, so the better of the two is the share
+        ok = np.array([max(_solid_share(solid, p, *axes[tuple(p)], w, h),
+                           _solid_share(solid, p, *axes[tuple(p)], h, w)) >= MIN_FILL
+                       for p, w, h in sizes])
+        if ok.any():
+            sizes, weights = [m for m, k in zip(sizes, ok, strict=True) if k], weights[ok]
+    if not sizes:
+        valid = [v for v in longest if v > 0]
+        return [CardSize(float(np.percentile(valid, 75)), DEFAULT_ASPECT, np.zeros((0, 2)),
+                         np.zeros((0, 2)), 0.0)]
+    logh = np.log([h for _, _, h in sizes])
+    pts = np.array([p for p, _, _ in sizes])
+    wh = np.array([(w, h) for _, w, h in sizes])
+    kernel = np.exp(-0.5 * ((logh[:, None] - logh[None, :]) / MODE_BANDWIDTH) ** 2)
+    left = np.ones(len(sizes), bool)
+    out: list[CardSize] = []
+    while left.any() and len(out) < MAX_SIZES:
+        support = kernel[:, left] @ weights[left]
+        support[~left] = -1.0
+        centre = logh[int(np.argmax(support))]
+        member = left & (np.abs(logh - centre) < 0.15)
+        out.append(CardSize(float(np.median(wh[member, 1])),
+                            float(np.median(wh[member, 1] / wh[member, 0])),
+                            pts[member], wh[member], float(weights[member].sum())))
+        left &= ~member
+    return out
+
+
+#: Least share of a measured card rectangle that must be card stock (:func:`card_sizes`).
+MIN_FILL = 0.95
+#: Weight of a full-edge measurement against a paired crossing (:func:`card_sizes`).
+FULL_WEIGHT = 2.0
+#: Width of the support of one measurement, in log height (:func:`card_sizes`).
+MODE_BANDWIDTH = 0.08
+#: Most card-size hypotheses of a frame (:func:`card_sizes`).
+MAX_SIZES = 3
+
+
+def _solid(mask: np.ndarray) -> np.ndarray:
+    """``mask`` with every region filled: card faces print colour (court cards, big pips)
+    that is not pale card stock, and a card's rectangle is all card all the same."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    solid = np.zeros_like(mask)
+    cv2.drawContours(solid, contours, -1, 255, cv2.FILLED)
+    return solid
+
+
+#: Sample grid of :func:`_solid_share`, inset from the card edges (rounded corners, blur).
+_GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94, 9)),
+                 -1).reshape(-1, 2)
+
+
+def _solid_share(solid: np.ndarray, p: np.ndarray, x: np.ndarray, y: np.ndarray,
+                 w: float, h: float) -> float:
+    """Share of a grid of points of the rectangle ``p + [0, w] x + [0, h] y`` (full-resolution
+    pixels) that falls on ``solid`` (at :data:`MASK_SCALE`); points outside the frame miss."""
+    pts = (p + _GRID[:, :1] * w * x + _GRID[:, 1:] * h * y) * MASK_SCALE
+    ix, iy = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    inside = (ix >= 0) & (iy >= 0) & (ix < solid.shape[1]) & (iy < solid.shape[0])
+    hits = np.zeros(len(pts), bool)
+    hits[inside] = solid[iy[inside], ix[inside]] > 0
+    return float(hits.mean())
 
 
 def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
@@ -373,19 +470,40 @@ def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
     return [f for f, k in zip(frames, keep, strict=True) if k]
 
 
-def propose(img: np.ndarray, refine_inferred: bool = True) -> list[IndexFrame]:
-    """All candidate index-corner frames in a BGR frame: those of :func:`index_frames`, and
-    (``refine_inferred``) copies of the inferred ones moved onto nearby card edges
-    (:func:`vision.refine.refine`)."""
-    from vision.refine import refine
+@dataclass(frozen=True)
+class Outline:
+    """What :func:`outline` finds in a frame: corners, the card-size hypotheses (best
+    supported first) and the crossings of :func:`paired_frames`."""
 
+    corners: list[Corner]
+    sizes: list[CardSize]
+    paired: list[IndexFrame]
+
+
+def outline(img: np.ndarray) -> Outline:
+    """The card mask's outline corners of a BGR frame and the card sizes they measure."""
     mask = card_mask(img)
     corners, longest = find_corners(mask)
     for arm in FINE_ARMS_PX:  # small steps of tightly overlapped hands
         fine, _ = find_corners(mask, arm_px=arm)
         corners += [c for c in fine
                     if all(np.linalg.norm(c.point - k.point) > 3 for k in corners)]
-    frames = index_frames(corners, longest, mask)
+    paired = paired_frames(corners, mask)
+    return Outline(corners, card_sizes(corners, longest, mask, paired), paired)
+
+
+def propose(img: np.ndarray, refine_inferred: bool = True, found: Outline | None = None,
+            size: int = 0) -> list[IndexFrame]:
+    """All candidate index-corner frames in a BGR frame under card-size hypothesis ``size``
+    of its outline (``found``, else :func:`outline`): those of :func:`index_frames`, and
+    (``refine_inferred``) copies of the inferred ones moved onto nearby card edges
+    (:func:`vision.refine.refine`)."""
+    from vision.refine import refine
+
+    found = found if found is not None else outline(img)
+    if not found.sizes:
+        return []
+    frames = index_frames(found.corners, found.sizes[size], found.paired)
     if refine_inferred:
         frames = _dedupe(frames + refine(img, frames))
     return frames

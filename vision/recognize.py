@@ -1,6 +1,9 @@
 """Read every card in a table frame: face-up codes with confidence, face-down cards, refusals.
 
-Pipeline: :func:`vision.proposals.propose` finds candidate index corners, each is cut to a
+Pipeline: :func:`vision.proposals.outline` finds the card outlines' corners and hypotheses of
+the card size; the reader picks the size under which the corners read
+(:meth:`Recognizer.pick_size`); :func:`vision.proposals.propose` turns them into candidate
+index corners, each is cut to a
 canonical crop (:mod:`vision.crops`) and classified (52 codes, face down, reject) in reused
 onnxruntime sessions: a small *gate* model looks at every candidate, and the larger *reader*
 model only at those the gate does not put almost entirely on face down / reject
@@ -32,7 +35,7 @@ import numpy as np
 
 from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.crops import extract_crops
-from vision.proposals import IndexFrame, propose
+from vision.proposals import IndexFrame, Outline, index_frames, outline, propose
 
 
 def _model_dir() -> Path:
@@ -90,6 +93,12 @@ LOOK_SCALES: tuple[float, ...] = (0.93, 1.0, 1.07)
 #: less than this.
 SECOND_LOOK_FLOOR = 0.35
 SECOND_LOOK_CEILING = 0.999
+#: A read this sure counts for a card-size hypothesis (:meth:`Recognizer.pick_size`) ...
+SIZE_SURE = 0.99
+#: ... and another hypothesis than the best-supported one needs this many times its count,
+#: plus this margin.
+SIZE_WIN_FACTOR = 2
+SIZE_WIN_MARGIN = 2
 
 
 class ImageError(ValueError):
@@ -238,11 +247,45 @@ class Recognizer:
 
     def read(self, img: np.ndarray) -> list[_Read]:
         """Every candidate index corner with its best class and probability (no threshold)."""
-        frames = propose(img)
-        probs = self.first_look(extract_crops(img, frames))
+        found = outline(img)
+        size, direct = self._pick_size(img, found)
+        frames = propose(img, found=found, size=size)
+        # the outline corners come first among the frames, as pick_size cut and read them
+        known = direct[size] if len(direct) > 1 else np.zeros((0, len(CLASSES)), np.float32)
+        probs = np.concatenate([known,
+                                self.first_look(extract_crops(img, frames[len(known):]))])
         probs = self.second_look(img, frames, probs)
         return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f)
                 for p, f in zip(probs, frames, strict=True)]
+
+    def pick_size(self, img: np.ndarray, found: Outline) -> int:
+        """Which card-size hypothesis of ``found`` to read the frame at (index into
+        ``found.sizes``, best supported first).
+
+        Every outline corner is cut as an index corner under each hypothesis, and the first
+        look counts the cuts it reads at :data:`SIZE_SURE` or more. Another hypothesis wins
+        only with at least :data:`SIZE_WIN_FACTOR` times the first's count plus
+        :data:`SIZE_WIN_MARGIN`: the reader is trained on corners cut at the card's size, a
+        corner cut at the size of a hand of two cards (1.5 times a card) shows a small glyph
+        off centre that it does not read, and the choice is made once for the whole frame on
+        all its corners, so no card picks its own scale. The margin is wide because corners
+        cut at 0.6-0.7 times the card's size read about as well as at its size (the glyph is
+        only larger); the sum of the probabilities instead of a count of sure reads chose
+        worse than the measurements' support alone."""
+        return self._pick_size(img, found)[0]
+
+    def _pick_size(self, img: np.ndarray, found: Outline) -> tuple[int, list[np.ndarray]]:
+        """:meth:`pick_size`, and the first look at the outline corners under each
+        hypothesis (none with one hypothesis: there is nothing to choose)."""
+        if len(found.sizes) < 2:
+            return 0, []
+        looks = [self.first_look(extract_crops(img, index_frames(found.corners, size,
+                                                                 direct_only=True)))
+                 for size in found.sizes]
+        counts = [int((p[:, :52].max(1, initial=0.0) >= SIZE_SURE).sum()) for p in looks]
+        top = int(np.argmax(counts))
+        return (top if counts[top] >= SIZE_WIN_FACTOR * counts[0] + SIZE_WIN_MARGIN
+                else 0), looks
 
     def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output."""
