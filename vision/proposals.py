@@ -391,9 +391,11 @@ def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray | N
         solid = _solid(mask)
         # which edge is the width is not recorded: the other way round the rectangle leaves
         # the card, so the better of the two is the share
-        ok = np.array([max(_solid_share(solid, p, *axes[tuple(p)], w, h),
-                           _solid_share(solid, p, *axes[tuple(p)], h, w)) >= MIN_FILL
-                       for p, w, h in sizes])
+        at = np.array([p for p, _, _ in sizes])
+        xy = np.array([axes[tuple(p)] for p, _, _ in sizes])  # (n, 2, 2)
+        wh = np.array([(w, h) for _, w, h in sizes])
+        ok = np.maximum(_solid_share(solid, at, xy, wh),
+                        _solid_share(solid, at, xy, wh[:, ::-1])) >= MIN_FILL
         if ok.any():
             sizes, weights = [m for m, k in zip(sizes, ok, strict=True) if k], weights[ok]
     if not sizes:
@@ -449,16 +451,28 @@ _GRID = np.stack(np.meshgrid(np.linspace(0.08, 0.92, 7), np.linspace(0.06, 0.94,
                  -1).reshape(-1, 2)
 
 
-def _solid_share(solid: np.ndarray, p: np.ndarray, x: np.ndarray, y: np.ndarray,
-                 w: float, h: float) -> float:
-    """Share of a grid of points of the rectangle ``p + [0, w] x + [0, h] y`` (full-resolution
-    pixels) that falls on ``solid`` (at :data:`MASK_SCALE`); points outside the frame miss."""
-    pts = (p + _GRID[:, :1] * w * x + _GRID[:, 1:] * h * y) * MASK_SCALE
-    ix, iy = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+def _solid_share(solid: np.ndarray, p: np.ndarray, axes: np.ndarray,
+                 wh: np.ndarray) -> np.ndarray:
+    """Per rectangle ``p + [0, w] x + [0, h] y`` (``p``: ``(n, 2)`` full-resolution pixels,
+    ``axes``: ``(n, 2, 2)`` the x and y unit vectors, ``wh``: ``(n, 2)``), the share of a grid
+    of its points that falls on ``solid`` (at :data:`MASK_SCALE`); points outside the frame
+    miss.
+
+    >>> import numpy as np
+    >>> solid = np.zeros((100, 100), np.uint8); solid[10:50, 10:40] = 255
+    >>> axes = np.array([[[1.0, 0.0], [0.0, 1.0]]] * 2)
+    >>> _solid_share(solid, np.array([[10.0, 10.0]] * 2), axes,
+    ...              np.array([[30.0, 40.0], [60.0, 40.0]])).round(2).tolist()
+    [1.0, 0.43]
+    """
+    u = _GRID[None, :, :1] * wh[:, None, :1]  # (n, k, 1) along x
+    v = _GRID[None, :, 1:] * wh[:, None, 1:]
+    pts = (p[:, None, :] + u * axes[:, None, 0, :] + v * axes[:, None, 1, :]) * MASK_SCALE
+    ix, iy = np.round(pts[..., 0]).astype(int), np.round(pts[..., 1]).astype(int)
     inside = (ix >= 0) & (iy >= 0) & (ix < solid.shape[1]) & (iy < solid.shape[0])
-    hits = np.zeros(len(pts), bool)
+    hits = np.zeros(ix.shape, bool)
     hits[inside] = solid[iy[inside], ix[inside]] > 0
-    return float(hits.mean())
+    return hits.mean(1)
 
 
 def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
