@@ -533,7 +533,8 @@ def test_card_size_is_that_of_a_card_not_of_a_hand() -> None:
 
 def test_the_reader_picks_the_card_size_under_which_the_corners_read() -> None:
     """A hypothesis of twice a card (the outline of a hand) or of 0.4 times a card, put first,
-    loses to the card's size: under it no corner reads; the card's size put first stays."""
+    loses to the card's size: under it no corner reads; the card's size put first stays; one
+    of 1.6 times a card loses to an about as well supported card size, not to a weak one."""
     from dataclasses import replace
 
     from vision import proposals
@@ -549,3 +550,9 @@ def test_the_reader_picks_the_card_size_under_which_the_corners_read() -> None:
         assert rec.pick_size(img, replace(found, sizes=[wrong, right])) == 1
         assert rec.pick_size(img, replace(found, sizes=[right, wrong])) == 0
     assert rec.pick_size(img, replace(found, sizes=[right])) == 0
+    # a hand's outline (1.6 times a card) as well supported as the card: the corners read
+    # better at the card's size, though not by the margin a weaker rival needs
+    hand = replace(right, height=right.height * 1.6, wh=right.wh * 1.6)
+    assert rec.pick_size(img, replace(found, sizes=[hand, right])) == 1
+    weak = replace(right, support=0.5 * hand.support)
+    assert rec.pick_size(img, replace(found, sizes=[hand, weak])) == 0

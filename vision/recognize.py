@@ -99,6 +99,8 @@ SIZE_SURE = 0.99
 #: plus this margin.
 SIZE_WIN_FACTOR = 2
 SIZE_WIN_MARGIN = 2
+#: ... or, with this share of its support or more, just a higher count.
+SIZE_CLOSE_SUPPORT = 0.6
 
 
 class ImageError(ValueError):
@@ -264,8 +266,11 @@ class Recognizer:
 
         Every outline corner is cut as an index corner under each hypothesis, and the first
         look counts the cuts it reads at :data:`SIZE_SURE` or more. Another hypothesis wins
-        only with at least :data:`SIZE_WIN_FACTOR` times the first's count plus
-        :data:`SIZE_WIN_MARGIN`: the reader is trained on corners cut at the card's size, a
+        with at least :data:`SIZE_WIN_FACTOR` times the first's count plus
+        :data:`SIZE_WIN_MARGIN`, or, among those nearly as well supported as the first
+        (:data:`SIZE_CLOSE_SUPPORT`), with the most (ties to the better supported; a hand's
+        outline and a card often tie on support): the reader is trained on corners cut at
+        the card's size, a
         corner cut at the size of a hand of two cards (1.5 times a card) shows a small glyph
         off centre that it does not read, and the choice is made once for the whole frame on
         all its corners, so no card picks its own scale. The margin is wide because corners
@@ -284,8 +289,11 @@ class Recognizer:
                  for size in found.sizes]
         counts = [int((p[:, :52].max(1, initial=0.0) >= SIZE_SURE).sum()) for p in looks]
         top = int(np.argmax(counts))
-        return (top if counts[top] >= SIZE_WIN_FACTOR * counts[0] + SIZE_WIN_MARGIN
-                else 0), looks
+        if counts[top] >= SIZE_WIN_FACTOR * counts[0] + SIZE_WIN_MARGIN:
+            return top, looks
+        close = [i for i, size in enumerate(found.sizes)
+                 if size.support >= SIZE_CLOSE_SUPPORT * found.sizes[0].support]
+        return max(close, key=lambda i: (counts[i], -i)), looks
 
     def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output."""
