@@ -24,6 +24,7 @@ pixels, unit vectors along the card's width and height, and the card width in pi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -327,7 +328,16 @@ class CardSize:
     def near(self, p: np.ndarray) -> tuple[float, float]:
         """Card (width, height) near ``p``: the median of the three nearest measurements
         within three card heights (the scale changes across a tilted view) that agree with
-        the frame's size (within -25/+33 %) and aspect (within 0.15), else the frame's."""
+        the frame's size (within -25/+33 %) and aspect (within 0.15), else the frame's.
+
+        >>> import numpy as np
+        >>> size = CardSize(100.0, 1.4, np.array([[0.0, 0.0], [500.0, 0.0]]),
+        ...                 np.array([[70.0, 98.0], [80.0, 112.0]]), 4.0)
+        >>> size.near(np.array([480.0, 10.0]))    # the measurement beside it
+        (80.0, 112.0)
+        >>> [round(v, 1) for v in size.near(np.array([2000.0, 0.0]))]  # none near: the frame's
+        [71.4, 100.0]
+        """
         if len(self.at):
             d = np.linalg.norm(self.at - p, axis=1)
             near = np.argsort(d)[:3]
@@ -342,7 +352,7 @@ class CardSize:
         return self.height / self.aspect, self.height
 
 
-def index_frames(corners: list[Corner], size: CardSize, paired: list[IndexFrame] = (),
+def index_frames(corners: list[Corner], size: CardSize, paired: Sequence[IndexFrame] = (),
                  direct_only: bool = False) -> list[IndexFrame]:
     """Candidate index-corner frames from outline corners and a card size (module docstring);
     ``direct_only``: only the outline corners themselves, as index corners."""

@@ -268,15 +268,16 @@ class Recognizer:
         look counts the cuts it reads at :data:`SIZE_SURE` or more. Another hypothesis wins
         with at least :data:`SIZE_WIN_FACTOR` times the first's count plus
         :data:`SIZE_WIN_MARGIN`, or, among those nearly as well supported as the first
-        (:data:`SIZE_CLOSE_SUPPORT`), with the most (ties to the better supported; a hand's
-        outline and a card often tie on support): the reader is trained on corners cut at
-        the card's size, a
-        corner cut at the size of a hand of two cards (1.5 times a card) shows a small glyph
-        off centre that it does not read, and the choice is made once for the whole frame on
-        all its corners, so no card picks its own scale. The margin is wide because corners
-        cut at 0.6-0.7 times the card's size read about as well as at its size (the glyph is
-        only larger); the sum of the probabilities instead of a count of sure reads chose
-        worse than the measurements' support alone."""
+        (:data:`SIZE_CLOSE_SUPPORT`), with the highest count (ties go to the better
+        supported): a hand's outline and a card often tie on support.
+
+        The reader is trained on corners cut at the card's size; a corner cut at the size of
+        a hand of two cards (1.5 times a card) shows a small glyph off centre, which it reads
+        less often. The choice is made once for the whole frame on all its corners, so no card
+        picks its own scale. The margin against weaker rivals is wide because corners cut at
+        0.6-0.7 times the card's size read about as well as at its size (the glyph is only
+        larger). The sum of the probabilities instead of a count of sure reads chose worse
+        than the measurements' support alone."""
         return self._pick_size(img, found)[0]
 
     def _pick_size(self, img: np.ndarray, found: Outline) -> tuple[int, list[np.ndarray]]:
