@@ -338,18 +338,28 @@ class CardSize:
         >>> [round(v, 1) for v in size.near(np.array([2000.0, 0.0]))]  # none near: the frame's
         [71.4, 100.0]
         """
-        if len(self.at):
-            d = np.linalg.norm(self.at - p, axis=1)
-            near = np.argsort(d)[:3]
-            near = near[d[near] < 3 * self.height]
-            h = self.wh[near, 1]
-            ok = (h > 0.75 * self.height) & (h < 1.33 * self.height)
-            ok &= np.abs(h / self.wh[near, 0] - self.aspect) < 0.15
-            near = near[ok]
+        return self.near_all([p])[0]
+
+    def near_all(self, points: Sequence[np.ndarray]) -> list[tuple[float, float]]:
+        """:meth:`near` for many points at once (the proposals ask it for every corner)."""
+        fallback = (self.height / self.aspect, self.height)
+        if not len(self.at) or not len(points):
+            return [fallback] * len(points)
+        d = np.linalg.norm(np.asarray(points)[:, None, :] - self.at[None, :, :], axis=2)
+        order = np.argsort(d, axis=1)[:, :3]
+        h, w = self.wh[:, 1], self.wh[:, 0]
+        # a measurement may serve: it agrees with the frame's size and aspect
+        fits = ((h > 0.75 * self.height) & (h < 1.33 * self.height)
+                & (np.abs(h / w - self.aspect) < 0.15))
+        out = []
+        for row, near in zip(d, order, strict=True):
+            near = near[(row[near] < 3 * self.height) & fits[near]]
             if len(near):
-                w, h = np.median(self.wh[near], axis=0)
-                return float(w), float(h)
-        return self.height / self.aspect, self.height
+                mw, mh = np.median(self.wh[near], axis=0)
+                out.append((float(mw), float(mh)))
+            else:
+                out.append(fallback)
+        return out
 
 
 def index_frames(corners: list[Corner], size: CardSize, paired: Sequence[IndexFrame] = (),
@@ -357,8 +367,7 @@ def index_frames(corners: list[Corner], size: CardSize, paired: Sequence[IndexFr
     """Candidate index-corner frames from outline corners and a card size (module docstring);
     ``direct_only``: only the outline corners themselves, as index corners."""
     frames: list[IndexFrame] = []
-    for c in corners:
-        w, h = size.near(c.point)
+    for c, (w, h) in zip(corners, size.near_all([c.point for c in corners]), strict=True):
         p, x, y = c.point, c.x_axis, c.y_axis
         if c.len_x <= 1.2 * w:  # x may run along the width: p is an index or far corner
             frames.append(IndexFrame(p, x, y, w, h, True))
@@ -495,8 +504,11 @@ def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
     # clash[i, j]: frame j is a near copy of frame i (judged at frame j's size)
     near = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2) < 0.1 * widths[None, :]
     clash = near & (xs @ xs.T > 0.9)
+    clash = np.triu(clash, 1)  # only earlier frames can displace a later one
     keep = np.ones(len(frames), bool)
-    for j in range(1, len(frames)):
+    # a frame with no earlier near copy at all stays whatever was kept; only the others are
+    # decided in order (a few dozen of some hundreds)
+    for j in np.flatnonzero(clash.any(0)):
         if clash[:j, j][keep[:j]].any():
             keep[j] = False
     return [f for f, k in zip(frames, keep, strict=True) if k]
