@@ -466,14 +466,39 @@ def _group_same_card(reads: list[_Read]) -> list[list[_Read]]:
             i = parent[i]
         return i
 
-    for i in range(len(reads)):
-        for j in range(i + 1, len(reads)):
-            if _same_card(reads[i], reads[j]):
-                parent[find(i)] = find(j)
+    for i, j in _pairs_in_reach(reads):
+        if _same_card(reads[i], reads[j]):
+            parent[find(i)] = find(j)
     groups: dict[int, list[_Read]] = {}
     for i, r in enumerate(reads):
         groups.setdefault(find(i), []).append(r)
     return [sorted(g, key=lambda r: -r.prob) for g in groups.values()]
+
+
+def _pairs_in_reach(reads: list[_Read]) -> np.ndarray:
+    """Index pairs ``(i, j)``, ``i < j`` in row order, of reads close enough for
+    :func:`_same_card` to join: corner points within 3.5 card widths (the farthest opposite
+    corners it accepts are 3.44 apart) or within the centre tolerance plus both frames' half
+    diagonals. The others cannot be one card; testing every pair one by one cost 2.5 ms a
+    frame.
+
+    >>> import numpy as np
+    >>> from vision.proposals import IndexFrame
+    >>> def read(x): return _Read(0, 0.99, 1.0, IndexFrame(np.array([x, 0.0]),
+    ...     np.array([1.0, 0.0]), np.array([0.0, 1.0]), 50.0, 70.0, True))
+    >>> _pairs_in_reach([read(0.0), read(100.0), read(900.0)]).tolist()
+    [[0, 1]]
+    """
+    if len(reads) < 2:
+        return np.zeros((0, 2), int)
+    pts = np.array([r.frame.point for r in reads])
+    widths = np.array([r.frame.width for r in reads])
+    half_diag = 0.5 * np.hypot(widths, [r.frame.height for r in reads])
+    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    w = np.minimum(widths[:, None], widths[None, :])
+    reach = np.maximum(3.5 * w, max(SAME_CENTRE, CLASH_CENTRE) * w
+                       + half_diag[:, None] + half_diag[None, :])
+    return np.argwhere(np.triu(dist <= reach, 1))
 
 
 def _card_quad(group: list[_Read]) -> np.ndarray:
