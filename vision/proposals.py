@@ -391,11 +391,11 @@ def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray | N
     card stock (:func:`_solid_share` at least :data:`MIN_FILL`), if any is. A hypothesis is
     a mode of their heights (Gaussian support in log height, :data:`MODE_BANDWIDTH`) with the
     measurements within 15 % of it; the next is the mode of the rest, if its support is at
-    least :data:`RIVAL_SUPPORT` of the first's. Not one median: the
-    outline of two or three overlapped cards has full edges too, 1.4-1.9 times a card, and in
-    frames of many hands they were the majority; the reader tells which mode is a card
-    (:meth:`vision.recognize.Recognizer.pick_size`). Without measurements, the longest straight
-    edges give the one hypothesis.
+    least :data:`RIVAL_SUPPORT` of the first's. Not one median: the outline of two or three
+    overlapped cards has full edges too, 1.4-1.9 times a card, and in frames of many hands
+    they were the majority; the reader tells which mode is a card
+    (:meth:`vision.recognize.Recognizer.pick_size`). Without measurements, the longest
+    straight edges give the one hypothesis.
     """
     if not any(v > 0 for v in longest):
         return []
