@@ -52,16 +52,19 @@ BETTER_BY = 1.3
 MIN_MOVE = 0.08
 
 
-def gradients(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Horizontal and vertical Sobel gradients of the lightly smoothed grey frame (16-bit
-    integers: the 8-bit smoothing and the 16-bit Sobel are several times faster than float)."""
+def gradients(img: np.ndarray) -> np.ndarray:
+    """Horizontal and vertical Sobel gradients of the lightly smoothed grey frame, as the two
+    channels of one image (16-bit integers: the 8-bit smoothing and the 16-bit Sobel are
+    several times faster than float; one image, so one remap samples both)."""
     grey = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (0, 0), 0.8)
-    return cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3)
+    return cv2.merge([cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3),
+                      cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3)])
 
 
 def _sample(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Bilinear samples of ``g`` at ``pts (..., 2)`` (0 outside); one remap for all points
-    (laid out in rows of 1024: remap's maps must stay under 32767 pixels a side)."""
+    """Bilinear samples of the channels of ``g`` at ``pts (..., 2)`` (0 outside), shaped
+    ``(..., channels)``; one remap for all points (laid out in rows of 1024: remap's maps
+    must stay under 32767 pixels a side)."""
     flat = pts.reshape(-1, 2)
     n, cols = len(flat), 1024
     rows = -(-n // cols)
@@ -69,15 +72,14 @@ def _sample(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
     buf[:n] = flat
     out = cv2.remap(g, buf[:, 0].reshape(rows, cols), buf[:, 1].reshape(rows, cols),
                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return out.reshape(-1)[:n].reshape(pts.shape[:-1]).astype(np.float32)
+    return out.reshape(rows * cols, -1)[:n].reshape(*pts.shape[:-1], -1).astype(np.float32)
 
 
-def _edge_scores(grads: tuple[np.ndarray, np.ndarray], p: np.ndarray, x: np.ndarray,
+def _edge_scores(grads: np.ndarray, p: np.ndarray, x: np.ndarray,
                  y: np.ndarray, w: np.ndarray, offsets: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Edge score ``(F, G)`` and corner point ``(F, G, 2)`` of each frame moved by each of its
-    offsets ``(F, G, 2)``."""
-    gx, gy = grads
+    offsets ``(F, G, 2)``; ``grads`` as :func:`gradients` makes them."""
     p, x, y, w = (a.astype(np.float32) for a in (p, x, y, w))
     offsets = offsets.astype(np.float32)
     ww = w[:, None, None]
@@ -88,7 +90,8 @@ def _edge_scores(grads: tuple[np.ndarray, np.ndarray], p: np.ndarray, x: np.ndar
     along_x = base[:, :, None, :] + steps_x * xf[:, :, None, :]
     along_y = base[:, :, None, :] + steps_y * yf[:, :, None, :]
     pts = np.concatenate([along_x, along_y], 2)
-    sx, sy = _sample(gx, pts), _sample(gy, pts)
+    both = _sample(grads, pts)
+    sx, sy = both[..., 0], both[..., 1]
     k = len(ALONG_WIDTH)
     # the gradient across each edge: along the width edge its normal is y, and vice versa
     across_x = np.abs(sx[..., :k] * y[:, None, None, 0] + sy[..., :k] * y[:, None, None, 1])
