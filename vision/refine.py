@@ -50,6 +50,9 @@ MIN_EDGE = 20.0
 BETTER_BY = 1.3
 #: ... and it moved at least this far (card widths): less is within the classifier's reach.
 MIN_MOVE = 0.08
+#: Places proposed per frame: the best, and the best at least PEAK_GAP card widths from it.
+SEARCH_PEAKS = 2
+PEAK_GAP = 0.2
 
 
 def gradients(img: np.ndarray) -> np.ndarray:
@@ -125,13 +128,21 @@ def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
     here, _ = _edge_scores(grads, p, x, y, w, np.zeros((n, 1, 2)))
     coarse, _ = _edge_scores(grads, p, x, y, w, np.broadcast_to(COARSE, (n, *COARSE.shape)))
     rows = np.arange(n)
-    best_offset = COARSE[coarse.argmax(1)]
-    for step in FINE:
-        offsets = best_offset[:, None, :] + step[None]
-        fine, points = _edge_scores(grads, p, x, y, w, offsets)
-        j = fine.argmax(1)
-        best_offset = offsets[rows, j]
-    best, moved = fine[rows, j], best_offset
-    ok = (best >= MIN_EDGE) & (best >= BETTER_BY * here[:, 0])
-    ok &= np.hypot(moved[:, 0], moved[:, 1]) >= MIN_MOVE
-    return [replace(inferred[i], point=points[i, j[i]]) for i in np.flatnonzero(ok)]
+    starts = [coarse.argmax(1)]
+    if SEARCH_PEAKS > 1:
+        # the second peak: the best coarse offset at least PEAK_GAP from the first
+        gap = np.linalg.norm(COARSE[None, :, :] - COARSE[starts[0]][:, None, :], axis=2)
+        starts.append(np.where(gap >= PEAK_GAP, coarse, -1.0).argmax(1))
+    out = []
+    for start in starts:
+        best_offset = COARSE[start]
+        for step in FINE:
+            offsets = best_offset[:, None, :] + step[None]
+            fine, points = _edge_scores(grads, p, x, y, w, offsets)
+            j = fine.argmax(1)
+            best_offset = offsets[rows, j]
+        best, moved = fine[rows, j], best_offset
+        ok = (best >= MIN_EDGE) & (best >= BETTER_BY * here[:, 0])
+        ok &= np.hypot(moved[:, 0], moved[:, 1]) >= MIN_MOVE
+        out += [replace(inferred[i], point=points[i, j[i]]) for i in np.flatnonzero(ok)]
+    return out
