@@ -9,7 +9,10 @@ image gradient across each edge is strong along its whole length. :func:`refine`
 grid of offsets around each inferred frame (coarse, then finer) for the place where both edges
 are strongest (the second-weakest of eight samples along each edge, so one glyph cannot make
 an edge) and proposes a copy of the frame there when it is clearly better than the frame's
-own place. The original frame stays a candidate too.
+own place; and likewise at the second peak, the best place at least :data:`PEAK_GAP` card
+widths from the first: in a hand the edges of the card above are often stronger than the
+shadow line of the corner searched for (of 110 cards without a candidate in 80 `valq` frames,
+24 got one). The original frame stays a candidate too.
 
     >>> import numpy as np
     >>> from vision.proposals import IndexFrame
