@@ -380,15 +380,15 @@ def index_frames(corners: list[Corner], size: CardSize, paired: Sequence[IndexFr
                    + [f for f in frames if not f.direct])
 
 
-def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray | None = None,
-               paired: list[IndexFrame] | None = None) -> list[CardSize]:
+def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray,
+               paired: list[IndexFrame]) -> list[CardSize]:
     """Hypotheses of the frame's card size, best supported first (at most
     :data:`MAX_SIZES`); empty when the frame has no region.
 
     Measurements are corners whose two edges both end at neighbouring corners
     (:func:`_full_edges`, weight :data:`FULL_WEIGHT`) and the crossings of
-    :func:`paired_frames` (weight 1); with a ``mask``, only those whose card rectangle is
-    card stock (:func:`_solid_share` at least :data:`MIN_FILL`), if any is. A hypothesis is
+    :func:`paired_frames` (weight 1); only those whose card rectangle is card stock in
+    ``mask`` (:func:`_solid_share` at least :data:`MIN_FILL`), if any is. A hypothesis is
     a mode of their heights (Gaussian support in log height, :data:`MODE_BANDWIDTH`) with the
     measurements within 15 % of it; the next is the mode of the rest, if its support is at
     least :data:`RIVAL_SUPPORT` of the first's. Not one median: the outline of two or three
@@ -399,33 +399,28 @@ def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray | N
     """
     if not any(v > 0 for v in longest):
         return []
-    if paired is None:
-        paired = paired_frames(corners, mask) if mask is not None else []
     full = _full_edges(corners)
     sizes = full + [(f.point, f.width, f.height) for f in paired]
-    weights = np.array([FULL_WEIGHT] * len(full) + [1.0] * len(paired))
-    if mask is not None and sizes:
-        axes = {tuple(c.point): (c.x_axis, c.y_axis) for c in corners}
-        axes.update({tuple(f.point): (f.x_axis, f.y_axis) for f in paired})
-        solid = _solid(mask)
-        # which edge is the width is not recorded: the other way round the rectangle leaves
-        # the card, so the better of the two is the share
-        at = np.array([p for p, _, _ in sizes])
-        xy = np.array([axes[tuple(p)] for p, _, _ in sizes])  # (n, 2, 2)
-        wh = np.array([(w, h) for _, w, h in sizes])
-        ok = np.maximum(_solid_share(solid, at, xy, wh),
-                        _solid_share(solid, at, xy, wh[:, ::-1])) >= MIN_FILL
-        if ok.any():
-            sizes, weights = [m for m, k in zip(sizes, ok, strict=True) if k], weights[ok]
     if not sizes:
         valid = [v for v in longest if v > 0]
         return [CardSize(float(np.percentile(valid, 75)), DEFAULT_ASPECT, np.zeros((0, 2)),
                          np.zeros((0, 2)), 0.0)]
-    logh = np.log([h for _, _, h in sizes])
+    weights = np.array([FULL_WEIGHT] * len(full) + [1.0] * len(paired))
     pts = np.array([p for p, _, _ in sizes])
     wh = np.array([(w, h) for _, w, h in sizes])
+    axes = {tuple(c.point): (c.x_axis, c.y_axis) for c in corners}
+    axes.update({tuple(f.point): (f.x_axis, f.y_axis) for f in paired})
+    xy = np.array([axes[tuple(p)] for p in pts])  # (n, 2, 2)
+    solid = _solid(mask)
+    # which edge is the width is not recorded: the other way round the rectangle leaves
+    # the card, so the better of the two is the share
+    ok = np.maximum(_solid_share(solid, pts, xy, wh),
+                    _solid_share(solid, pts, xy, wh[:, ::-1])) >= MIN_FILL
+    if ok.any():
+        pts, wh, weights = pts[ok], wh[ok], weights[ok]
+    logh = np.log(wh[:, 1])
     kernel = np.exp(-0.5 * ((logh[:, None] - logh[None, :]) / MODE_BANDWIDTH) ** 2)
-    left = np.ones(len(sizes), bool)
+    left = np.ones(len(pts), bool)
     out: list[CardSize] = []
     while left.any() and len(out) < MAX_SIZES:
         support = kernel[:, left] @ weights[left]

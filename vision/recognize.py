@@ -253,7 +253,7 @@ class Recognizer:
         size, direct = self._pick_size(img, found)
         frames = propose(img, found=found, size=size)
         # the outline corners come first among the frames, as pick_size cut and read them
-        known = direct[size] if len(direct) > 1 else np.zeros((0, len(CLASSES)), np.float32)
+        known = direct[size] if direct else np.zeros((0, len(CLASSES)), np.float32)
         probs = np.concatenate([known,
                                 self.first_look(extract_crops(img, frames[len(known):]))])
         probs = self.second_look(img, frames, probs)
