@@ -84,13 +84,15 @@ def card_mask(img: np.ndarray) -> np.ndarray:
     the local felt. The felt lightness is estimated by a grey-level opening on a coarse grid,
     so uneven light moves the threshold with it; thin printed lines and text are opened away.
     """
-    small = cv2.resize(img, None, fx=MASK_SCALE, fy=MASK_SCALE, interpolation=cv2.INTER_AREA)
+    small = (img if MASK_SCALE == 1.0 else
+             cv2.resize(img, None, fx=MASK_SCALE, fy=MASK_SCALE, interpolation=cv2.INTER_AREA))
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    light = lab[..., 0]
-    pale = _chroma(lab, 128, 128) < MAX_CHROMA
+    # one split into contiguous planes: OpenCV copies a strided channel view on every call
+    light, a, b = cv2.split(lab)
+    pale = _chroma(a, b, 128, 128) < MAX_CHROMA
     a0, b0 = white_point(lab)
     if (a0, b0) != (128, 128):
-        pale |= _chroma(lab, a0, b0) < MAX_CHROMA
+        pale |= _chroma(a, b, a0, b0) < MAX_CHROMA
     h, w = light.shape
     grid = (max(8, img.shape[1] // 32), max(8, img.shape[0] // 32))
     coarse = cv2.resize(light, grid, interpolation=cv2.INTER_AREA)
@@ -104,8 +106,9 @@ def card_mask(img: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _chroma(lab: np.ndarray, a0: int, b0: int) -> np.ndarray:
-    return cv2.add(cv2.absdiff(lab[..., 1], a0), cv2.absdiff(lab[..., 2], b0))
+def _chroma(a: np.ndarray, b: np.ndarray, a0: int, b0: int) -> np.ndarray:
+    """City-block distance of Lab planes ``a``, ``b`` from ``(a0, b0)``, saturated at 255."""
+    return cv2.add(cv2.absdiff(a, a0), cv2.absdiff(b, b0))
 
 
 def white_point(lab: np.ndarray) -> tuple[int, int]:
@@ -147,14 +150,17 @@ def _merge_collinear(poly: np.ndarray, max_turn: float = 0.985) -> np.ndarray:
         norms = max(math.hypot(ux, uy), 1e-9) * max(math.hypot(vx, vy), 1e-9)
         return (ux * vx + uy * vy) / norms > max_turn
 
-    changed = True
-    while changed and len(pts) > 3:
-        changed = False
-        for i in range(len(pts)):
-            if straight(pts[i - 1], pts[i], pts[(i + 1) % len(pts)]):
-                del pts[i]
-                changed = True
-                break
+    # Same result as rescanning from the start after each drop, without the rescans: a drop
+    # at i changes only the turns at its neighbours, i - 1 and (when i was the last vertex)
+    # vertex 0, and the vertices before i - 1 were already found not straight.
+    i = 0
+    while i < len(pts) and len(pts) > 3:
+        if straight(pts[i - 1], pts[i], pts[(i + 1) % len(pts)]):
+            last = i == len(pts) - 1
+            del pts[i]
+            i = 0 if last else max(i - 1, 0)
+        else:
+            i += 1
     return np.array(pts)
 
 
@@ -195,8 +201,8 @@ def find_corners(mask: np.ndarray, arm_px: float = 10.0,
         pts = cnt.reshape(-1, 2).astype(np.float64)
         n = len(pts)
         poly = _merge_collinear(cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(float))
-        longest.append(max(float(np.linalg.norm(poly[i] - poly[i - 1]))
-                           for i in range(len(poly))) * inv)
+        steps = poly - np.roll(poly, 1, axis=0)
+        longest.append(float(np.sqrt((steps * steps).sum(1)).max()) * inv)
         xs, ys = pts[:, 0], pts[:, 1]
         orient = np.sign(np.dot(xs, np.roll(ys, -1)) - np.dot(np.roll(xs, -1), ys)) or 1.0
         back = np.roll(pts, arm, axis=0) - pts
@@ -207,7 +213,8 @@ def find_corners(mask: np.ndarray, arm_px: float = 10.0,
         turn = -_cross(back, fwd) * orient  # > 0 where the outline turns convexly
         score = np.where((np.abs(cosang) < 0.57) & (turn > 0), -np.abs(cosang) + 1, 0.0)
         # keep local maxima of the score along the contour
-        win = np.max(np.stack([np.roll(score, k) for k in range(-arm, arm + 1)]), axis=0)
+        wrapped = np.concatenate([score[-arm:], score, score[:arm]])
+        win = np.lib.stride_tricks.sliding_window_view(wrapped, 2 * arm + 1).max(1)
         peaks = np.nonzero((score > 0) & (score >= win))[0]
         last = -10 * arm
         for k in peaks:
@@ -497,7 +504,9 @@ def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
     xs = np.array([f.x_axis for f in frames])
     widths = np.array([f.width for f in frames])
     # clash[i, j]: frame j is a near copy of frame i (judged at frame j's size)
-    near = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2) < 0.1 * widths[None, :]
+    dx = pts[:, None, 0] - pts[None, :, 0]
+    dy = pts[:, None, 1] - pts[None, :, 1]
+    near = dx * dx + dy * dy < (0.1 * widths[None, :]) ** 2
     clash = near & (xs @ xs.T > 0.9)
     clash = np.triu(clash, 1)  # only earlier frames can displace a later one
     keep = np.ones(len(frames), bool)

@@ -67,20 +67,6 @@ def gradients(img: np.ndarray) -> np.ndarray:
                       cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3)])
 
 
-def _sample(g: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Bilinear samples of the channels of ``g`` at ``pts (..., 2)`` (0 outside), shaped
-    ``(..., channels)``; one remap for all points (laid out in rows of 1024: remap's maps
-    must stay under 32767 pixels a side)."""
-    flat = pts.reshape(-1, 2)
-    n, cols = len(flat), 1024
-    rows = -(-n // cols)
-    buf = np.full((rows * cols, 2), -10.0, np.float32)
-    buf[:n] = flat
-    out = cv2.remap(g, buf[:, 0].reshape(rows, cols), buf[:, 1].reshape(rows, cols),
-                    cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return out.reshape(rows * cols, -1)[:n].reshape(*pts.shape[:-1], -1).astype(np.float32)
-
-
 def _edge_scores(grads: np.ndarray, p: np.ndarray, x: np.ndarray,
                  y: np.ndarray, w: np.ndarray, offsets: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -88,17 +74,25 @@ def _edge_scores(grads: np.ndarray, p: np.ndarray, x: np.ndarray,
     offsets ``(F, G, 2)``; ``grads`` as :func:`gradients` makes them."""
     p, x, y, w = (a.astype(np.float32) for a in (p, x, y, w))
     offsets = offsets.astype(np.float32)
+    n_frames, n_offsets = offsets.shape[:2]
     ww = w[:, None, None]
     xf, yf = x[:, None, :], y[:, None, :]  # (F, 1, 2)
     base = p[:, None, :] + (offsets[..., :1] * xf + offsets[..., 1:] * yf) * ww
-    steps_x = ALONG_WIDTH.astype(np.float32)[None, None, :, None] * ww[..., None]  # (F,1,k,1)
-    steps_y = ALONG_HEIGHT.astype(np.float32)[None, None, :, None] * ww[..., None]
-    along_x = base[:, :, None, :] + steps_x * xf[:, :, None, :]
-    along_y = base[:, :, None, :] + steps_y * yf[:, :, None, :]
-    pts = np.concatenate([along_x, along_y], 2)
-    both = _sample(grads, pts)
-    sx, sy = both[..., 0], both[..., 1]
+    steps_x = ALONG_WIDTH.astype(np.float32)[None, None, :] * ww  # (F, 1, k)
+    steps_y = ALONG_HEIGHT.astype(np.float32)[None, None, :] * ww
     k = len(ALONG_WIDTH)
+    # sample points (F, G, 2k), x and y coordinates apart: the first k along the width edge,
+    # the next k along the height edge; a row of the maps per frame, so one remap samples
+    # both gradient channels at all of them (maps stay far under remap's 32767 a side)
+    maps = []
+    for c in (0, 1):
+        m = np.empty((n_frames, n_offsets, 2 * k), np.float32)
+        m[..., :k] = base[..., c:c + 1] + steps_x * xf[..., c:c + 1]
+        m[..., k:] = base[..., c:c + 1] + steps_y * yf[..., c:c + 1]
+        maps.append(m.reshape(n_frames, -1))
+    both = cv2.remap(grads, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    both = both.reshape(n_frames, n_offsets, 2 * k, 2).astype(np.float32)
+    sx, sy = both[..., 0], both[..., 1]
     # the gradient across each edge: along the width edge its normal is y, and vice versa
     across_x = np.abs(sx[..., :k] * y[:, None, None, 0] + sy[..., :k] * y[:, None, None, 1])
     across_y = np.abs(sx[..., k:] * x[:, None, None, 0] + sy[..., k:] * x[:, None, None, 1])
