@@ -11,26 +11,44 @@ from vision.proposals import IndexFrame
 CROP_W, CROP_H = 28, 36
 U0, U1 = -0.04, 0.36
 V0, V1 = -0.04, 0.48
+_SU, _SV = (U1 - U0) / CROP_W, (V1 - V0) / CROP_H
+#: Crop pixel coordinates (i, j, 1), row by row: ``(3, CROP_H * CROP_W)``.
+_J, _I = np.meshgrid(np.arange(CROP_H), np.arange(CROP_W), indexing="ij")
+_PIXELS = np.stack([_I.ravel(), _J.ravel(), np.ones(_I.size)]).astype(np.float32)
+
+
+def _forward(frames: list[IndexFrame]) -> np.ndarray:
+    """Per frame, the crop -> image map ``(x, y) = M @ (i, j, 1)`` for crop pixel (i, j):
+    ``(N, 2, 3)``."""
+    pts = np.array([f.point for f in frames], np.float64).reshape(-1, 2)
+    w = np.array([f.width for f in frames], np.float64)[:, None]
+    x = np.array([f.x_axis for f in frames], np.float64).reshape(-1, 2) * w
+    y = np.array([f.y_axis for f in frames], np.float64).reshape(-1, 2) * w
+    # crop pixel (i, j) -> card units u = U0 + (i + .5) * su, v = V0 + (j + .5) * sv
+    origin = pts + x * (U0 + 0.5 * _SU) + y * (V0 + 0.5 * _SV)
+    return np.stack([x * _SU, y * _SV, origin], axis=2)
 
 
 def crop_affine(frame: IndexFrame) -> np.ndarray:
     """2x3 matrix mapping image pixels to crop pixels for ``frame``."""
-    w = frame.width
-    # crop pixel (i, j) -> card units u = U0 + (i + .5) / CROP_W * (U1 - U0), same for v
-    su, sv = (U1 - U0) / CROP_W, (V1 - V0) / CROP_H
-    x, y = frame.x_axis * w, frame.y_axis * w
-    a = np.column_stack([x * su, y * sv])  # crop -> image linear part
-    b = frame.point + x * (U0 + 0.5 * su) + y * (V0 + 0.5 * sv)
-    fwd = np.column_stack([a, b])
-    return cv2.invertAffineTransform(fwd)
+    return cv2.invertAffineTransform(_forward([frame])[0])
 
 
 def extract_crops(img: np.ndarray, frames: list[IndexFrame]) -> np.ndarray:
-    """``(N, 3, CROP_H, CROP_W)`` float32 crops scaled to [0, 1] (BGR channel order)."""
-    out = np.empty((len(frames), 3, CROP_H, CROP_W), np.float32)
-    for i, f in enumerate(frames):
-        c = cv2.warpAffine(img, crop_affine(f), (CROP_W, CROP_H), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REPLICATE)
-        out[i] = c.transpose(2, 0, 1)
-    out *= 1.0 / 255.0
+    """``(N, 3, CROP_H, CROP_W)`` float32 crops scaled to [0, 1] (BGR channel order).
+
+    All crops are sampled by one bilinear :func:`cv2.remap` of the frame (edges replicated),
+    stacked as one tall map computed by one matrix product: an ``warpAffine`` call per crop
+    cost twice as much. (The two differ by at most one grey level on a few pixels in 10,000.)
+    """
+    n = len(frames)
+    out = np.empty((n, 3, CROP_H, CROP_W), np.float32)
+    if not n:
+        return out
+    # rows 0..n-1: every crop's x map; rows n..2n-1: its y map
+    maps = _forward(frames).transpose(1, 0, 2).reshape(2 * n, 3).astype(np.float32) @ _PIXELS
+    stacked = cv2.remap(img, maps[:n].reshape(-1, CROP_W), maps[n:].reshape(-1, CROP_W),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    np.multiply(stacked.reshape(n, CROP_H, CROP_W, 3).transpose(0, 3, 1, 2),
+                np.float32(1.0 / 255.0), out=out)
     return out
