@@ -126,10 +126,12 @@ def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
     coarse, _ = _edge_scores(grads, p, x, y, w, np.broadcast_to(COARSE, (n, *COARSE.shape)))
     rows = np.arange(n)
     starts = [coarse.argmax(1)]
-    if SEARCH_PEAKS > 1:
-        # the second peak: the best coarse offset at least PEAK_GAP from the first
-        gap = np.linalg.norm(COARSE[None, :, :] - COARSE[starts[0]][:, None, :], axis=2)
-        starts.append(np.where(gap >= PEAK_GAP, coarse, -1.0).argmax(1))
+    left = coarse
+    for _ in range(SEARCH_PEAKS - 1):
+        # the next peak: the best coarse offset at least PEAK_GAP from those before
+        gap = np.linalg.norm(COARSE[None, :, :] - COARSE[starts[-1]][:, None, :], axis=2)
+        left = np.where(gap >= PEAK_GAP, left, -1.0)
+        starts.append(left.argmax(1))
     out = []
     for start in starts:
         best_offset = COARSE[start]
