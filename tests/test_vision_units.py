@@ -556,3 +556,25 @@ def test_the_reader_picks_the_card_size_under_which_the_corners_read() -> None:
     assert rec.pick_size(img, replace(found, sizes=[hand, right])) == 1
     weak = replace(right, support=0.5 * hand.support)
     assert rec.pick_size(img, replace(found, sizes=[hand, weak])) == 0
+
+
+@pytest.mark.parametrize("share, expected", [(0.0, 3), (0.6, 2)])
+def test_refine_proposes_later_peaks_nearly_as_strong_as_the_first(monkeypatch, share: float,
+                                                                     expected: int) -> None:
+    """Three card corners around an inferred frame, one of them faint (a covered card's
+    shadow line): with three peaks searched all three are proposed; with PEAK_SHARE the
+    faint one is not."""
+    import vision.refine as refine_module
+
+    monkeypatch.setattr(refine_module, "SEARCH_PEAKS", 3)
+    monkeypatch.setattr(refine_module, "PEAK_SHARE", share)
+    w = 100
+    img = np.full((400, 400, 3), 60, np.uint8)
+    corners = {(170, 170): 230, (230, 170): 230, (170, 240): 95}  # (x, y): grey level
+    for (cx, cy), level in corners.items():
+        img[cy:cy + 55, cx:cx + 50] = level
+    guess = IndexFrame(np.array([200.0, 200.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+                       float(w), 1.4 * w, False)
+    found = [f.point for f in refine_module.refine(img, [guess])]
+    hits = {c for c in corners for p in found if np.hypot(*(p - c)) < 0.05 * w}
+    assert len(found) == expected and len(hits) == expected, (found, hits)

@@ -56,6 +56,8 @@ MIN_MOVE = 0.08
 #: Places proposed per frame: the best, and the best at least PEAK_GAP card widths from it.
 SEARCH_PEAKS = 2
 PEAK_GAP = 0.2
+#: ... and a later peak only where its coarse score is at least this share of the first's.
+PEAK_SHARE = 0.0
 
 
 def gradients(img: np.ndarray) -> np.ndarray:
@@ -124,7 +126,6 @@ def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
     n = len(inferred)
     here, _ = _edge_scores(grads, p, x, y, w, np.zeros((n, 1, 2)))
     coarse, _ = _edge_scores(grads, p, x, y, w, np.broadcast_to(COARSE, (n, *COARSE.shape)))
-    rows = np.arange(n)
     starts = [coarse.argmax(1)]
     left = coarse
     for _ in range(SEARCH_PEAKS - 1):
@@ -132,16 +133,23 @@ def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
         gap = np.linalg.norm(COARSE[None, :, :] - COARSE[starts[-1]][:, None, :], axis=2)
         left = np.where(gap >= PEAK_GAP, left, -1.0)
         starts.append(left.argmax(1))
+    first = coarse[np.arange(n), starts[0]]
     out = []
-    for start in starts:
-        best_offset = COARSE[start]
+    for k, start in enumerate(starts):
+        # a later peak is searched only where it is nearly as strong as the first
+        sel = (np.arange(n) if k == 0 else
+               np.flatnonzero(coarse[np.arange(n), start] >= PEAK_SHARE * first))
+        if not len(sel):
+            continue
+        rows = np.arange(len(sel))
+        best_offset = COARSE[start[sel]]
         for step in FINE:
             offsets = best_offset[:, None, :] + step[None]
-            fine, points = _edge_scores(grads, p, x, y, w, offsets)
+            fine, points = _edge_scores(grads, p[sel], x[sel], y[sel], w[sel], offsets)
             j = fine.argmax(1)
             best_offset = offsets[rows, j]
         best, moved = fine[rows, j], best_offset
-        ok = (best >= MIN_EDGE) & (best >= BETTER_BY * here[:, 0])
+        ok = (best >= MIN_EDGE) & (best >= BETTER_BY * here[sel, 0])
         ok &= np.hypot(moved[:, 0], moved[:, 1]) >= MIN_MOVE
-        out += [replace(inferred[i], point=points[i, j[i]]) for i in np.flatnonzero(ok)]
+        out += [replace(inferred[sel[i]], point=points[i, j[i]]) for i in np.flatnonzero(ok)]
     return out
