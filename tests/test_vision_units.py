@@ -578,3 +578,18 @@ def test_refine_proposes_later_peaks_nearly_as_strong_as_the_first(monkeypatch, 
     found = [f.point for f in refine_module.refine(img, [guess])]
     hits = {c for c in corners for p in found if np.hypot(*(p - c)) < 0.05 * w}
     assert len(found) == expected and len(hits) == expected, (found, hits)
+
+
+def test_crops_of_more_candidates_than_one_remap_takes() -> None:
+    """A frame can have more candidates than one remap call samples (its maps must stay under
+    32767 rows: 910 crops); each crop is the same however many are cut at once."""
+    from vision.crops import MAX_STACK
+
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (300, 400, 3), np.uint8)
+    frames = [IndexFrame(rng.uniform(0, 300, 2), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+                         float(rng.uniform(30, 80)), 100.0, True) for _ in range(MAX_STACK + 90)]
+    crops = extract_crops(img, frames)
+    assert crops.shape == (len(frames), 3, CROP_H, CROP_W)
+    for i in (0, MAX_STACK - 1, MAX_STACK, len(frames) - 1):
+        assert np.array_equal(crops[i], extract_crops(img, [frames[i]])[0])

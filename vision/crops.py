@@ -12,6 +12,8 @@ CROP_W, CROP_H = 28, 36
 U0, U1 = -0.04, 0.36
 V0, V1 = -0.04, 0.48
 _SU, _SV = (U1 - U0) / CROP_W, (V1 - V0) / CROP_H
+#: Crops sampled by one remap call (its maps must have fewer than 32767 rows).
+MAX_STACK = 32766 // CROP_H
 #: Crop pixel coordinates (i, j, 1), row by row: ``(3, CROP_H * CROP_W)``.
 _J, _I = np.meshgrid(np.arange(CROP_H), np.arange(CROP_W), indexing="ij")
 _PIXELS = np.stack([_I.ravel(), _J.ravel(), np.ones(_I.size)]).astype(np.float32)
@@ -47,8 +49,11 @@ def extract_crops(img: np.ndarray, frames: list[IndexFrame]) -> np.ndarray:
         return out
     # rows 0..n-1: every crop's x map; rows n..2n-1: its y map
     maps = _forward(frames).transpose(1, 0, 2).reshape(2 * n, 3).astype(np.float32) @ _PIXELS
-    stacked = cv2.remap(img, maps[:n].reshape(-1, CROP_W), maps[n:].reshape(-1, CROP_W),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    np.multiply(stacked.reshape(n, CROP_H, CROP_W, 3).transpose(0, 3, 1, 2),
-                np.float32(1.0 / 255.0), out=out)
+    for a in range(0, n, MAX_STACK):  # remap's maps stay under 32767 rows
+        b = min(a + MAX_STACK, n)
+        stacked = cv2.remap(img, maps[a:b].reshape(-1, CROP_W),
+                            maps[n + a:n + b].reshape(-1, CROP_W),
+                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        np.multiply(stacked.reshape(b - a, CROP_H, CROP_W, 3).transpose(0, 3, 1, 2),
+                    np.float32(1.0 / 255.0), out=out[a:b])
     return out

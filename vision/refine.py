@@ -89,14 +89,17 @@ def _edge_scores(grads: np.ndarray, p: np.ndarray, x: np.ndarray,
     k = len(ALONG_WIDTH)
     # sample points (F, G, 2k), x and y coordinates apart: the first k along the width edge,
     # the next k along the height edge; a row of the maps per frame, so one remap samples
-    # both gradient channels at all of them (maps stay far under remap's 32767 a side)
+    # both gradient channels at all of them (at most 81 x 16 columns)
     maps = []
     for c in (0, 1):
         m = np.empty((n_frames, n_offsets, 2 * k), np.float32)
         m[..., :k] = base[..., c:c + 1] + steps_x * xf[..., c:c + 1]
         m[..., k:] = base[..., c:c + 1] + steps_y * yf[..., c:c + 1]
         maps.append(m.reshape(n_frames, -1))
-    both = cv2.remap(grads, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    both = np.concatenate([
+        cv2.remap(grads, maps[0][a:a + 32766], maps[1][a:a + 32766], cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_CONSTANT)
+        for a in range(0, n_frames, 32766)])  # remap's maps stay under 32767 rows
     both = both.reshape(n_frames, n_offsets, 2 * k, 2).astype(np.float32)
     sx, sy = both[..., 0], both[..., 1]
     # the gradient across each edge: along the width edge its normal is y, and vice versa
