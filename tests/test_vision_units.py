@@ -183,6 +183,32 @@ def test_merge_keeps_neighbours_in_a_hand_apart_whatever_their_size_estimates() 
     assert sorted(c["code"] for c in out["cards"]) == ["3C", "KH"] and out["unreadable"] == []
 
 
+def test_merge_tells_a_cards_far_corner_from_a_neighbours_under_a_tilted_view() -> None:
+    """Frames of a calibration frame (``anglo_bitmap_000``: a ten of diamonds, the five of
+    clubs on it in a hand, the camera tilted so that the card's edges meet at 98 degrees):
+    the ten's top-left index corner and the five's far one, read right, are two cards (the
+    old test, by dot products with the skewed axes, put the five's far corner where the
+    ten's should be and refused both); a different code at the ten's own far corner is still
+    refused."""
+    from vision.proposals import IndexFrame
+    from vision.recognize import Recognizer, _Read
+
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.993
+    x, y = np.array([0.96, 0.29]), np.array([-0.56, 0.83])
+    ten = _Read(CLASSES.index("TD"), 0.999, 1.0,
+                IndexFrame(np.array([911.9, 364.7]), x, y, 57.9, 103.8, True))
+    five = _Read(CLASSES.index("5C"), 0.999, 1.0,
+                 IndexFrame(np.array([934.9, 464.5]), np.array([-0.86, -0.52]),
+                            np.array([0.58, -0.82]), 57.9, 103.8, True))
+    out = rec.merge([ten, five])
+    assert sorted(c["code"] for c in out["cards"]) == ["5C", "TD"] and out["unreadable"] == []
+    own_far = _Read(CLASSES.index("5C"), 0.999, 1.0,
+                    IndexFrame(np.array([904.7, 477.9]), -x, -y, 57.9, 103.8, True))
+    out = rec.merge([ten, own_far])
+    assert out["cards"] == [] and len(out["unreadable"]) == 1
+
+
 def test_refine_moves_displaced_frames_back_onto_index_corners() -> None:
     """Frames displaced from true index corners by 0.15-0.35 card widths (the size-estimate
     errors of inferred frames) are moved back within the classifier's reach (0.12 widths)
