@@ -40,7 +40,7 @@ def extract_crops(img: np.ndarray, frames: list[IndexFrame]) -> np.ndarray:
     """``(N, 3, CROP_H, CROP_W)`` float32 crops scaled to [0, 1] (BGR channel order).
 
     All crops are sampled by one bilinear :func:`cv2.remap` of the frame (edges replicated),
-    stacked as one tall map computed by one matrix product: an ``warpAffine`` call per crop
+    stacked as one tall map computed by one matrix product: a ``warpAffine`` call per crop
     cost twice as much. (The two differ by at most one grey level on a few pixels in 10,000.)
     """
     n = len(frames)
