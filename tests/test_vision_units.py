@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -619,3 +620,24 @@ def test_crops_of_more_candidates_than_one_remap_takes() -> None:
     assert crops.shape == (len(frames), 3, CROP_H, CROP_W)
     for i in (0, MAX_STACK - 1, MAX_STACK, len(frames) - 1):
         assert np.array_equal(crops[i], extract_crops(img, [frames[i]])[0])
+
+
+@pytest.mark.parametrize("radius", [6, 8])
+def test_rounded_corners_of_large_or_blurred_cards_are_found_with_the_longer_arm(
+        radius: int) -> None:
+    """A card outline whose corners are rounded over 6-8 px (a large card, or one blurred)
+    turns too gently within the 10 px arm; the extra 16 px pass finds all four corners, each
+    where the straight edges meet."""
+    from vision import proposals
+
+    mask = np.zeros((300, 300), np.uint8)
+    x0, y0, x1, y1 = 60, 60, 200, 260
+    cv2.rectangle(mask, (x0 + radius, y0), (x1 - radius, y1), 255, -1)
+    cv2.rectangle(mask, (x0, y0 + radius), (x1, y1 - radius), 255, -1)
+    for cx, cy in ((x0 + radius, y0 + radius), (x1 - radius, y0 + radius),
+                   (x0 + radius, y1 - radius), (x1 - radius, y1 - radius)):
+        cv2.circle(mask, (cx, cy), radius, 255, -1)
+    assert proposals.find_corners(mask)[0] == []
+    corners, _ = proposals.find_corners(mask, extra_arms_px=proposals.EXTRA_ARMS_PX)
+    found = sorted(tuple(np.round(c.point / 10).astype(int)) for c in corners)
+    assert found == [(6, 6), (6, 26), (20, 6), (20, 26)], found

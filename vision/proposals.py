@@ -56,7 +56,7 @@ DEFAULT_ASPECT = 1.45
 #: within 10 px (shorter ones would find the small steps of tightly overlapped hands). On the
 #: 380 labelled calibration frames at 0.993 a 16 px pass read 67.0 -> 69.8 % of the cards,
 #: 20 px 69.2 %.
-EXTRA_ARMS_PX: tuple[float, ...] = ()
+EXTRA_ARMS_PX: tuple[float, ...] = (16.0,)
 #: ... whose corners count only this far (pixels) from every corner found before: the same
 #: corner found again a few pixels off would only add near-copies of its frames.
 EXTRA_CORNER_GAP_PX = 8.0
@@ -185,72 +185,94 @@ def _arm_directions(runs: np.ndarray) -> np.ndarray:
     return d
 
 
-def find_corners(mask: np.ndarray, arm_px: float = 10.0,
-                 min_area_px: float = 600.0) -> tuple[list[Corner], list[float]]:
+def find_corners(mask: np.ndarray, arm_px: float = 10.0, min_area_px: float = 600.0,
+                 extra_arms_px: Sequence[float] = ()) -> tuple[list[Corner], list[float]]:
     """Convex near-right-angle corners of every region in ``mask``, in full-resolution pixels.
 
     A corner is a contour point where the outline turns by 55-125 degrees between the points
     ``arm`` steps before and after it (the sharpest such point nearby). Its two edges are
     fitted to the contour runs on either side, skipping the rounded tip, and the corner is
-    placed where the two fitted edges cross. Also returns, per region, the longest straight
-    edge (full-resolution pixels), from which the card size is estimated when no better
-    estimate exists.
+    placed where the two fitted edges cross. With ``extra_arms_px``, the corners found with
+    those arms too, each kept only :data:`EXTRA_CORNER_GAP_PX` from every corner before it
+    (the contours are traced once for all arms). Also returns, per region, the longest
+    straight edge (full-resolution pixels), from which the card size is estimated when no
+    better estimate exists.
     """
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    corners: list[Corner] = []
+    arms_px = (arm_px, *extra_arms_px)
+    found: list[list[Corner]] = [[] for _ in arms_px]
     longest: list[float] = []
     inv = 1.0 / MASK_SCALE
-    arm = max(3, int(round(arm_px * MASK_SCALE / 2)))
-    tip = max(1, arm // 3)
+    arms = [max(3, int(round(a * MASK_SCALE / 2))) for a in arms_px]
     min_area = min_area_px * MASK_SCALE**2
     for ci, cnt in enumerate(contours):
-        if cv2.contourArea(cnt) < min_area or len(cnt) < 6 * arm:
+        if cv2.contourArea(cnt) < min_area or len(cnt) < 6 * min(arms):
             longest.append(0.0)
             continue
         pts = cnt.reshape(-1, 2).astype(np.float64)
-        n = len(pts)
-        poly = _merge_collinear(cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(float))
-        steps = poly - np.roll(poly, 1, axis=0)
-        longest.append(float(np.sqrt((steps * steps).sum(1)).max()) * inv)
+        if len(cnt) < 6 * arms[0]:
+            longest.append(0.0)
+        else:
+            poly = _merge_collinear(cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2)
+                                    .astype(float))
+            steps = poly - np.roll(poly, 1, axis=0)
+            longest.append(float(np.sqrt((steps * steps).sum(1)).max()) * inv)
         xs, ys = pts[:, 0], pts[:, 1]
         orient = np.sign(np.dot(xs, np.roll(ys, -1)) - np.dot(np.roll(xs, -1), ys)) or 1.0
-        back = np.roll(pts, arm, axis=0) - pts
-        fwd = np.roll(pts, -arm, axis=0) - pts
-        nb = np.linalg.norm(back, axis=1) + 1e-9
-        nf = np.linalg.norm(fwd, axis=1) + 1e-9
-        cosang = np.sum(back * fwd, axis=1) / (nb * nf)
-        turn = -_cross(back, fwd) * orient  # > 0 where the outline turns convexly
-        score = np.where((np.abs(cosang) < 0.57) & (turn > 0), -np.abs(cosang) + 1, 0.0)
-        # keep local maxima of the score along the contour
-        wrapped = np.concatenate([score[-arm:], score, score[:arm]])
-        win = np.lib.stride_tricks.sliding_window_view(wrapped, 2 * arm + 1).max(1)
-        peaks = np.nonzero((score > 0) & (score >= win))[0]
-        kept, last = [], -10 * arm
-        for k in peaks.tolist():  # the first of peaks closer than an arm apart
-            if k - last >= arm:
-                kept.append(k)
-                last = k
-        if not kept:
-            continue
-        ks = np.array(kept)
-        run = np.arange(tip, 2 * arm + 1)
-        before = pts[(ks[:, None] - run[None, :]) % n]  # (K, m, 2), away from the corner
-        after = pts[(ks[:, None] + run[None, :]) % n]
-        da, db = _arm_directions(before), _arm_directions(after)
-        # the two fitted edges cross at before[0] + t * da = after[0] + s * db
-        det = db[:, 0] * da[:, 1] - da[:, 0] * db[:, 1]
-        gap = after[:, 0] - before[:, 0]
-        ok = (np.abs((da * db).sum(1)) <= 0.57) & (np.abs(det) >= 1e-6)
-        t = (db[:, 0] * gap[:, 1] - db[:, 1] * gap[:, 0]) / np.where(ok, det, 1.0)
-        cross_at = before[:, 0] + t[:, None] * da
-        ok &= np.hypot(*(cross_at - pts[ks]).T) <= arm
-        for i in np.flatnonzero(ok):
-            ax, bx = da[i], db[i]
-            if ax[0] * bx[1] - ax[1] * bx[0] < 0:
-                ax, bx = bx, ax
-            corners.append(Corner(point=(cross_at[i] + 0.5) * inv - 0.5, x_axis=ax, y_axis=bx,
-                                  len_x=0.0, len_y=0.0, region=ci))
+        for out, arm in zip(found, arms, strict=True):
+            if len(cnt) >= 6 * arm:
+                out += _contour_corners(pts, arm, orient, ci)
+    corners = found[0]
+    for more in found[1:]:
+        known = np.array([c.point for c in corners]).reshape(-1, 2)
+        corners += [c for c in more if not len(known) or
+                    float(np.min(np.hypot(*(known - c.point).T))) > EXTRA_CORNER_GAP_PX]
     return corners, longest
+
+
+def _contour_corners(pts: np.ndarray, arm: int, orient: float, region: int) -> list[Corner]:
+    """:func:`find_corners` on one contour ``pts`` (mask pixels) with ``arm`` steps."""
+    n = len(pts)
+    inv = 1.0 / MASK_SCALE
+    tip = max(1, arm // 3)
+    back = np.roll(pts, arm, axis=0) - pts
+    fwd = np.roll(pts, -arm, axis=0) - pts
+    nb = np.linalg.norm(back, axis=1) + 1e-9
+    nf = np.linalg.norm(fwd, axis=1) + 1e-9
+    cosang = np.sum(back * fwd, axis=1) / (nb * nf)
+    turn = -_cross(back, fwd) * orient  # > 0 where the outline turns convexly
+    score = np.where((np.abs(cosang) < 0.57) & (turn > 0), -np.abs(cosang) + 1, 0.0)
+    # keep local maxima of the score along the contour
+    wrapped = np.concatenate([score[-arm:], score, score[:arm]])
+    win = np.lib.stride_tricks.sliding_window_view(wrapped, 2 * arm + 1).max(1)
+    peaks = np.nonzero((score > 0) & (score >= win))[0]
+    kept, last = [], -10 * arm
+    for k in peaks.tolist():  # the first of peaks closer than an arm apart
+        if k - last >= arm:
+            kept.append(k)
+            last = k
+    if not kept:
+        return []
+    ks = np.array(kept)
+    run = np.arange(tip, 2 * arm + 1)
+    before = pts[(ks[:, None] - run[None, :]) % n]  # (K, m, 2), away from the corner
+    after = pts[(ks[:, None] + run[None, :]) % n]
+    da, db = _arm_directions(before), _arm_directions(after)
+    # the two fitted edges cross at before[0] + t * da = after[0] + s * db
+    det = db[:, 0] * da[:, 1] - da[:, 0] * db[:, 1]
+    gap = after[:, 0] - before[:, 0]
+    ok = (np.abs((da * db).sum(1)) <= 0.57) & (np.abs(det) >= 1e-6)
+    t = (db[:, 0] * gap[:, 1] - db[:, 1] * gap[:, 0]) / np.where(ok, det, 1.0)
+    cross_at = before[:, 0] + t[:, None] * da
+    ok &= np.hypot(*(cross_at - pts[ks]).T) <= arm
+    corners = []
+    for i in np.flatnonzero(ok):
+        ax, bx = da[i], db[i]
+        if ax[0] * bx[1] - ax[1] * bx[0] < 0:
+            ax, bx = bx, ax
+        corners.append(Corner(point=(cross_at[i] + 0.5) * inv - 0.5, x_axis=ax, y_axis=bx,
+                              len_x=0.0, len_y=0.0, region=region))
+    return corners
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -543,12 +565,7 @@ class Outline:
 def outline(img: np.ndarray) -> Outline:
     """The card mask's outline corners of a BGR frame and the card sizes they measure."""
     mask = card_mask(img)
-    corners, longest = find_corners(mask)
-    for arm in EXTRA_ARMS_PX:
-        more, _ = find_corners(mask, arm_px=arm)
-        known = np.array([c.point for c in corners]).reshape(-1, 2)
-        corners += [c for c in more if not len(known) or
-                    float(np.min(np.hypot(*(known - c.point).T))) > EXTRA_CORNER_GAP_PX]
+    corners, longest = find_corners(mask, extra_arms_px=EXTRA_ARMS_PX)
     paired = paired_frames(corners, mask)
     return Outline(corners, card_sizes(corners, longest, mask, paired), paired)
 
