@@ -641,3 +641,22 @@ def test_rounded_corners_of_large_or_blurred_cards_are_found_with_the_longer_arm
     corners, _ = proposals.find_corners(mask, extra_arms_px=proposals.EXTRA_ARMS_PX)
     found = sorted(tuple(np.round(c.point / 10).astype(int)) for c in corners)
     assert found == [(6, 6), (6, 26), (20, 6), (20, 26)], found
+
+
+def test_a_card_read_at_one_corner_is_placed_at_the_reads_placement_scale() -> None:
+    """The card's centre and corners follow the read's placement scale (a smaller size
+    hypothesis that read nearly as well); a card whose two index corners were read is
+    placed by them alone."""
+    from dataclasses import replace
+
+    from vision.recognize import Recognizer
+
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.96
+    read = replace(_read("QH", 0.999, (100, 100), (1, 0), width=100.0), place=0.6)
+    card = rec.merge([read])["cards"][0]
+    assert card["center"] == [130.0, 143.5]  # 0.6 x (100 x 145) / 2 from the corner
+    assert card["corners"][2] == [160.0, 187.0]
+    far = replace(_read("QH", 0.999, (160, 187), (-1, 0), width=100.0), place=0.6)
+    both = rec.merge([replace(read, place=1.0), far])["cards"]
+    assert len(both) == 1 and both[0]["corners"][2] == [160.0, 187.0]
