@@ -141,7 +141,7 @@ class _Read:
     code_mass: float
     frame: IndexFrame
     #: Scale of the frame's size at which a card known by this corner alone is placed
-    #: (:meth:`Recognizer.placement_scale`).
+    #: (:func:`placement_scale`).
     place: float = 1.0
 
     @property
@@ -303,7 +303,7 @@ class Recognizer:
         looks = [self.first_look(extract_crops(img, index_frames(found.corners, size,
                                                                  direct_only=True)))
                  for size in found.sizes]
-        counts = [int((p[:, :52].max(1, initial=0.0) >= SIZE_SURE).sum()) for p in looks]
+        counts = _sure_counts(looks)
         top = int(np.argmax(counts))
         if counts[top] >= SIZE_WIN_FACTOR * counts[0] + SIZE_WIN_MARGIN:
             return top, looks
@@ -393,7 +393,7 @@ def placement_scale(found: Outline, size: int, looks: list[np.ndarray]) -> float
     """
     if not looks:
         return 1.0
-    counts = [int((p[:, :52].max(1, initial=0.0) >= SIZE_SURE).sum()) for p in looks]
+    counts = _sure_counts(looks)
     chosen = found.sizes[size].height
     smaller = [i for i, s in enumerate(found.sizes)
                if s.height <= PLACE_RATIO * chosen and counts[i] > 0
@@ -402,6 +402,12 @@ def placement_scale(found: Outline, size: int, looks: list[np.ndarray]) -> float
         return 1.0
     best = max(smaller, key=lambda i: (counts[i], found.sizes[i].height))
     return found.sizes[best].height / chosen
+
+
+def _sure_counts(looks: list[np.ndarray]) -> list[int]:
+    """Per look (probabilities of the outline corners cut under one card-size hypothesis),
+    how many of them read a card code at :data:`SIZE_SURE` or more."""
+    return [int((p[:, :52].max(1, initial=0.0) >= SIZE_SURE).sum()) for p in looks]
 
 
 def best_window(looks: np.ndarray, codes: int) -> np.ndarray:
@@ -596,7 +602,8 @@ def _pairs_in_reach(reads: list[_Read]) -> np.ndarray:
 
 def _card_quad(group: list[_Read]) -> np.ndarray:
     """Card corners (its own TL, TR, BR, BL): from both index corners when both were read,
-    otherwise from the best read and the estimated card size."""
+    otherwise from the best read and the estimated card size at its placement scale
+    (:meth:`_Read.corners`)."""
     best = group[0]
     f = best.frame
     for other in group[1:]:
