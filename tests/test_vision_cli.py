@@ -57,6 +57,21 @@ def test_every_read_carries_a_confidence_above_threshold(
     assert n > 0
 
 
+def test_the_gate_loses_no_card(sample_scores: list[tuple[dict, dict]],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate only spares the reader work: with the reader on every candidate (no code
+    mass asked of the gate) the sample frames give the same cards, to the pixel."""
+    import vision.recognize as recognize
+
+    assert Recognizer().gate_session is not None
+    monkeypatch.setattr(recognize, "GATE_CODE_MASS", 0.0)
+    everything = Recognizer()
+    for (gated, _), (image, _) in zip(sample_scores, labelled_images(SAMPLES), strict=True):
+        alone = everything.recognize(load_image(image))
+        assert [(c["code"], c["center"]) for c in alone["cards"]] == \
+            [(c["code"], c["center"]) for c in gated["cards"]], image.name
+
+
 def test_a_higher_threshold_never_adds_cards(recognizer: Recognizer) -> None:
     img = load_image(labelled_images(SAMPLES)[0][0])
     strict = Recognizer(threshold=0.9999)
