@@ -86,6 +86,27 @@ class IndexFrame:
     direct: bool  # the point is a corner seen on an outline, not one inferred from size
 
 
+def card_steps(f: IndexFrame, d: np.ndarray) -> tuple:
+    """The step ``d`` (``(2,)``, or ``(m, 2)`` for many) from ``f``'s corner point in card
+    widths along its x axis and card heights along its y axis, solved in those axes (under a
+    tilted view they are not at right angles: dot products with them mix the two, which
+    placed a neighbour's far corner in a hand where the card's own should be).
+
+    >>> import numpy as np
+    >>> f = IndexFrame(np.zeros(2), np.array([1.0, 0.0]), np.array([0.6, 0.8]), 50.0, 70.0, True)
+    >>> [round(s, 3) for s in card_steps(f, 25 * f.x_axis + 70 * f.y_axis)]
+    [0.5, 1.0]
+    >>> [s.round(3).tolist() for s in card_steps(f, np.array([[50.0, 0.0], [-25.0, 0.0]]))]
+    [[1.0, -0.5], [0.0, 0.0]]
+    """
+    x, y = f.x_axis, f.y_axis
+    det = float(x[0] * y[1] - x[1] * y[0])
+    d = np.asarray(d, np.float64)
+    u = (d[..., 0] * y[1] - d[..., 1] * y[0]) / (det * f.width)
+    v = (x[0] * d[..., 1] - x[1] * d[..., 0]) / (det * f.height)
+    return (float(u), float(v)) if d.ndim == 1 else (u, v)
+
+
 def card_mask(img: np.ndarray) -> np.ndarray:
     """Binary mask (at :data:`MASK_SCALE`) of card stock: pale, low-chroma and lighter than
     the local felt. The felt lightness is estimated by a grey-level opening on a coarse grid,
@@ -571,11 +592,11 @@ def outline(img: np.ndarray) -> Outline:
 
 
 def propose(img: np.ndarray, refine_inferred: bool = True, found: Outline | None = None,
-            size: int = 0) -> list[IndexFrame]:
+            size: int = 0, grads: np.ndarray | None = None) -> list[IndexFrame]:
     """All candidate index-corner frames in a BGR frame under card-size hypothesis ``size``
     of its outline (``found``, else :func:`outline`): those of :func:`index_frames`, and
     (``refine_inferred``) copies of the inferred ones moved onto nearby card edges
-    (:func:`vision.refine.refine`)."""
+    (:func:`vision.refine.refine`, on ``grads`` if given)."""
     from vision.refine import refine
 
     found = found if found is not None else outline(img)
@@ -583,5 +604,5 @@ def propose(img: np.ndarray, refine_inferred: bool = True, found: Outline | None
         return []
     frames = index_frames(found.corners, found.sizes[size], found.paired)
     if refine_inferred:
-        frames = _dedupe(frames + refine(img, frames))
+        frames = _dedupe(frames + refine(img, frames, grads))
     return frames

@@ -10,7 +10,9 @@ model only at those the gate does not put almost entirely on face down / reject
 (:data:`GATE_CODE_MASS`; most candidates of a frame are felt, chips and card bodies); a
 candidate read as a card code is classified again at two more crop scales and the three looks
 averaged (:meth:`Recognizer.second_look`; a model may name more scales, and then the three
-neighbouring ones that read it best count). Reads
+neighbouring ones that read it best count). Index corners read as cards then put more
+candidates where a hand's even pitch says a covered card's corner lies
+(:func:`vision.handwalk.hand_walk`, and their copies moved onto card edges), read alike. Reads
 of the same card (its two index corners, or one corner reached twice) are merged by the card
 centre they imply; reads of one card that disagree are refused. A card's confidence is its best
 read's probability, or higher when its two opposite index corners were read alike
@@ -35,7 +37,9 @@ import numpy as np
 
 from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.crops import extract_crops
-from vision.proposals import IndexFrame, Outline, index_frames, outline, propose
+from vision.handwalk import hand_walk
+from vision.proposals import IndexFrame, Outline, card_steps, index_frames, outline, propose
+from vision.refine import gradients, refine
 
 
 def _model_dir() -> Path:
@@ -110,6 +114,11 @@ SIZE_CLOSE_SUPPORT = 0.6
 #: share as often (:func:`placement_scale`).
 PLACE_RATIO = 0.8
 PLACE_COUNT = 0.8
+#: Candidates one hand step from the index corners read as cards (:mod:`vision.handwalk`):
+#: on the 340 labelled calibration frames at 0.99, 71.8 -> 72.9 % of the cards read (73.6 %
+#: with the walked frames' copies moved onto card edges), misreads and false positives alike,
+#: about +5.5 ms a frame.
+HAND_WALK = True
 
 
 class ImageError(ValueError):
@@ -265,12 +274,23 @@ class Recognizer:
         """Every candidate index corner with its best class and probability (no threshold)."""
         found = outline(img)
         size, direct = self._pick_size(img, found)
-        frames = propose(img, found=found, size=size)
+        grads = gradients(img)
+        frames = propose(img, found=found, size=size, grads=grads)
         # the outline corners come first among the frames, as pick_size cut and read them
         known = direct[size] if direct else np.zeros((0, len(CLASSES)), np.float32)
         probs = np.concatenate([known,
                                 self.first_look(extract_crops(img, frames[len(known):]))])
         probs = self.second_look(img, frames, probs)
+        if HAND_WALK:
+            walked = hand_walk(frames, probs)
+            if walked:
+                # their moved copies are kept even within 0.1 card widths of a candidate:
+                # dropping those (as the proposals do) read 0.45 points fewer cards of the
+                # calibration frames, saving 1.6 ms
+                walked += refine(img, walked, grads)
+                frames = frames + walked
+                probs = np.concatenate([probs, self.second_look(
+                    img, walked, self.first_look(extract_crops(img, walked)))])
         place = placement_scale(found, size, direct)
         return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f, place)
                 for p, f in zip(probs, frames, strict=True)]
@@ -455,7 +475,7 @@ def _opposite_corners(fa: IndexFrame, fb: IndexFrame, measured: bool = False) ->
 
     By default, tightly by the card size estimated at each corner: seen from either end, the
     other corner is one card width (within 15 %) along that frame's x axis and one card height
-    (within 20 %) along its y axis (:func:`_card_steps`: the axes are the card's edges, which
+    (within 20 %) along its y axis (:func:`card_steps`: the axes are the card's edges, which
     a tilted view does not keep at right angles); this also decides that two reads of
     different codes claim one card. With ``measured`` (for reads of the same code), by the
     frames alone: the step between the corner points, measured along each frame's own axes,
@@ -477,8 +497,8 @@ def _opposite_corners(fa: IndexFrame, fb: IndexFrame, measured: bool = False) ->
         return False
     d = fb.point - fa.point
     if not measured:
-        u, v = _card_steps(fa, d)
-        ub, vb = _card_steps(fb, -d)
+        u, v = card_steps(fa, d)
+        ub, vb = card_steps(fb, -d)
         return (0.85 < u < 1.15 and 0.8 < v < 1.2 and 0.85 < ub < 1.15 and 0.8 < vb < 1.2)
     w = min(fa.width, fb.width)
     u, v = float(np.dot(d, fa.x_axis)), float(np.dot(d, fa.y_axis))
@@ -487,25 +507,6 @@ def _opposite_corners(fa: IndexFrame, fb: IndexFrame, measured: bool = False) ->
         return False
     return (abs(u - ub) < 0.12 * u and abs(v - vb) < 0.12 * v
             and 0.55 < u / w < 1.6 and 1.1 < v / u < 1.9)
-
-
-def _card_steps(f: IndexFrame, d: np.ndarray) -> tuple[float, float]:
-    """The step ``d`` from ``f``'s corner point in card widths along its x axis and card
-    heights along its y axis, solved in those axes (under a tilted view they are not at
-    right angles: dot products with them mix the two, which placed a neighbour's far corner
-    in a hand where the card's own should be).
-
-    >>> import numpy as np
-    >>> from vision.proposals import IndexFrame
-    >>> f = IndexFrame(np.zeros(2), np.array([1.0, 0.0]), np.array([0.6, 0.8]), 50.0, 70.0, True)
-    >>> [round(s, 3) for s in _card_steps(f, 25 * f.x_axis + 70 * f.y_axis)]
-    [0.5, 1.0]
-    """
-    x, y = f.x_axis, f.y_axis
-    det = float(x[0] * y[1] - x[1] * y[0])
-    u = float(d[0] * y[1] - d[1] * y[0]) / det
-    v = float(x[0] * d[1] - x[1] * d[0]) / det
-    return u / f.width, v / f.height
 
 
 def _same_card(a: _Read, b: _Read) -> bool:

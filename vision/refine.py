@@ -114,8 +114,10 @@ def _edge_scores(grads: np.ndarray, p: np.ndarray, x: np.ndarray,
     return np.minimum(second_weakest(across_x), second_weakest(across_y)), base
 
 
-def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
-    """Moved copies of the inferred (not ``direct``) frames whose edges lie elsewhere."""
+def refine(img: np.ndarray, frames: list[IndexFrame],
+           grads: np.ndarray | None = None) -> list[IndexFrame]:
+    """Moved copies of the inferred (not ``direct``) frames whose edges lie elsewhere
+    (``grads``: the frame's :func:`gradients`, when already made)."""
     h, w_img = img.shape[:2]
 
     def reachable(f: IndexFrame) -> bool:  # its search window overlaps the image
@@ -125,7 +127,7 @@ def refine(img: np.ndarray, frames: list[IndexFrame]) -> list[IndexFrame]:
     inferred = [f for f in frames if not f.direct and reachable(f)]
     if not inferred:
         return []
-    grads = gradients(img)
+    grads = gradients(img) if grads is None else grads
     p = np.array([f.point for f in inferred], np.float64)
     x = np.array([f.x_axis for f in inferred], np.float64)
     y = np.array([f.y_axis for f in inferred], np.float64)

@@ -1,0 +1,98 @@
+"""Candidate index corners of covered cards, from the read corners of their hand.
+
+A blackjack hand is pitched with a roughly even step: each later card lies over the one
+before, moved along the card's width and up or down its height, so that the earlier card's
+index corner shows. Such a corner, lying on the card before it, makes no outline corner, and
+the proposals' crossings and edge refinement do not always reach it (of the cards without a
+candidate on the labelled calibration frames, most are covered cards of hands of three or
+more). Two index corners read as cards, turned alike, one hand step apart, put a third a step
+beyond either; two steps apart, one halfway between.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from vision.proposals import IndexFrame, card_steps
+
+#: Reads of a card code at least this probable anchor a hand walk (only their places count).
+ANCHOR_FLOOR = 0.9
+#: One hand step, in card widths along the card's width and card heights along its height
+#: (absolute values; a hand steps up or down): the rendered scenes pitch 0.26-0.40 widths and
+#: 0.12-0.30 heights (:func:`vision.synth.render_table`), widened for dealers' hands.
+STEP_U = (0.2, 0.45)
+STEP_V = (0.06, 0.35)
+#: Frames turned alike: cosine of the angle between their x axes at least this.
+ALIKE = 0.95
+#: A walked corner this close (card widths) to a frame turned alike is not new.
+SAME_PLACE = 0.1
+
+
+def hand_walk(frames: list[IndexFrame], probs: np.ndarray) -> list[IndexFrame]:
+    """New candidate frames one hand step beyond, or halfway between, pairs of frames read as
+    card codes (``probs``: their class probabilities) at :data:`ANCHOR_FLOOR` or more; each a
+    copy of the nearer anchor moved to its point, none within :data:`SAME_PLACE` of a frame
+    turned alike among ``frames`` or of one walked before.
+
+    >>> import numpy as np
+    >>> x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    >>> def at(px, py): return IndexFrame(np.array([px, py], float), x, y, 50.0, 70.0, False)
+    >>> def sure(n): return np.tile(np.eye(54)[0], (n, 1))   # all read as AS, surely
+    >>> [f.point.tolist() for f in hand_walk([at(0, 0), at(15, 14)], sure(2))]  # one step
+    [[30.0, 28.0], [-15.0, -14.0]]
+    >>> [f.point.tolist() for f in hand_walk([at(0, 0), at(30, 28)], sure(2))]  # two steps
+    [[15.0, 14.0]]
+    >>> [f.point.tolist() for f in hand_walk([at(0, 0), at(15, 14), at(30, 28)], sure(3))]
+    [[-15.0, -14.0], [45.0, 42.0]]
+    >>> hand_walk([at(0, 0), at(15, 14)], np.tile(np.eye(54)[53], (2, 1)))  # rejects
+    []
+    """
+    keep = np.flatnonzero(probs[:, :52].max(1, initial=0.0) >= ANCHOR_FLOOR)
+    if len(keep) < 2:
+        return []
+    anchors = [frames[i] for i in keep]
+    points = np.array([f.point for f in anchors])
+    x_axes = np.array([f.x_axis for f in anchors])
+    walked: list[tuple[np.ndarray, IndexFrame]] = []
+    for i, a in enumerate(anchors[:-1]):
+        later = np.arange(i + 1, len(anchors))
+        later = later[x_axes[later] @ a.x_axis >= ALIKE]
+        if not len(later):
+            continue
+        d = points[later] - a.point
+        u, v = card_steps(a, d)
+        for k in np.flatnonzero(_is_step(u, v)):
+            b = anchors[later[k]]
+            walked += [(b.point + d[k], b), (a.point - d[k], a)]
+        for k in np.flatnonzero(_is_step(u / 2, v / 2)):
+            walked.append((a.point + d[k] / 2, a))
+    return _new_places(walked, frames)
+
+
+def _is_step(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    u, v = np.abs(u), np.abs(v)
+    return (u >= STEP_U[0]) & (u <= STEP_U[1]) & (v >= STEP_V[0]) & (v <= STEP_V[1])
+
+
+def _new_places(walked: list[tuple[np.ndarray, IndexFrame]],
+                frames: list[IndexFrame]) -> list[IndexFrame]:
+    """The walked points as copies of their anchors, leaving out those within
+    :data:`SAME_PLACE` card widths of a frame turned alike, in ``frames`` or walked before."""
+    if not walked:
+        return []
+    points = np.array([f.point for f in frames])
+    x_axes = np.array([f.x_axis for f in frames])
+    limits = (SAME_PLACE * np.array([f.width for f in frames])) ** 2
+    out: list[IndexFrame] = []
+    for point, anchor in walked:
+        near = ((points - point) ** 2).sum(1) < limits
+        if near.any() and (x_axes[near] @ anchor.x_axis > 0.9).any():
+            continue
+        new = replace(anchor, point=point, direct=False)
+        out.append(new)
+        points = np.vstack([points, point])
+        x_axes = np.vstack([x_axes, anchor.x_axis])
+        limits = np.append(limits, (SAME_PLACE * anchor.width) ** 2)
+    return out
