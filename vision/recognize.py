@@ -115,7 +115,7 @@ SIZE_CLOSE_SUPPORT = 0.6
 PLACE_RATIO = 0.8
 PLACE_COUNT = 0.8
 #: Candidates one hand step from the index corners read as cards (:mod:`vision.handwalk`):
-#: on the 340 labelled calibration frames at 0.99, 71.8 -> 72.9 % of the cards read (73.6 %
+#: on the 360 labelled calibration frames at 0.99, 71.8 -> 72.9 % of the cards read (73.6 %
 #: with the walked frames' copies moved onto card edges), misreads and false positives alike,
 #: about +5.5 ms a frame.
 HAND_WALK = True
