@@ -683,3 +683,23 @@ def test_covered_cards_of_a_hand_are_found_by_walking_the_hand(
     assert not before & {"KH", "9D"}, before
     assert {"KH", "9D"} <= after and before <= after, (before, after)
     assert score_frame(result, labels).misread == 0
+
+
+def test_the_hole_card_over_the_dealers_up_card_is_reported_face_down(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dealer's hole card lies over the up card, its centre less than half a card width
+    from the up card's: a back read there is the hole card, not the up card's own body
+    (recognize.BACK_CLEAR; at 0.5 this back was dropped)."""
+    import vision.recognize as recognize
+    from vision.recognize import Recognizer
+
+    img, labels = render_table({"dealer": ["QD", "XX"], "seat4": ["7C", "9H"]},
+                               np.random.default_rng(2), design="paris", size=(1280, 720))
+    rec = Recognizer()
+    reads = rec.read(img)
+    monkeypatch.setattr(recognize, "BACK_CLEAR", 0.5)
+    assert score_frame(rec.merge(reads), labels).face_down_found == 0
+    monkeypatch.undo()
+    score = score_frame(rec.merge(reads), labels)
+    assert (score.face_down_found, score.face_down_false) == (1, 0)
+    assert score.misread == 0 and score.false_positive == 0
