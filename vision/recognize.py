@@ -128,7 +128,7 @@ PLACE_COUNT = 0.8
 #: Candidates one hand step from the index corners read as cards (:mod:`vision.handwalk`):
 #: on the 360 labelled calibration frames at 0.99, 71.8 -> 72.9 % of the cards read (73.6 %
 #: with the walked frames' copies moved onto card edges), misreads and false positives alike,
-#: about +5.5 ms a frame.
+#: +3 to +4.6 ms a 720p frame (``models/cards_v4.md``).
 HAND_WALK = True
 
 
