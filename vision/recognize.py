@@ -284,6 +284,8 @@ class Recognizer:
     def read(self, img: np.ndarray) -> list[_Read]:
         """Every candidate index corner with its best class and probability (no threshold)."""
         found = outline(img)
+        if not found.sizes:  # no card outline: no candidate, and no gradients to make
+            return []
         size, direct = self._pick_size(img, found)
         grads = gradients(img)
         frames = propose(img, found=found, size=size, grads=grads)
