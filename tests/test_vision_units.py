@@ -413,6 +413,25 @@ def test_truetype_decks_draw_their_index_in_the_named_font() -> None:
         procedural_design(99, 0)
 
 
+def test_every_extra_index_font_draws_a_rank() -> None:
+    """Each of :data:`vision.procedural.EXTRA_TTF_FONTS` (OpenType ones included) draws a
+    rank in the corner of its decks. Needs Pillow and the font packages named there."""
+    pytest.importorskip("PIL")
+    from vision.procedural import EXTRA_TTF_FAMILIES, EXTRA_TTF_FONTS, font_path, procedural_design
+
+    try:
+        for name in EXTRA_TTF_FONTS:
+            font_path(name)
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    faces = [procedural_design(f, 3).faces["QS"] for f in EXTRA_TTF_FAMILIES]
+    for face in faces:
+        w = face.shape[1]
+        corner = face[: int(0.3 * w), : int(0.3 * w), :3].astype(int)
+        assert 0.03 < (corner.sum(2) < 300).mean() < 0.6
+    assert len({face.tobytes() for face in faces}) == len(faces)
+
+
 def test_threshold_rule_bounds_the_misread_rate_and_adds_rendered_sweeps() -> None:
     """The upper confidence bound needs many reports to admit any misread, and rendered
     sweeps add their counts threshold by threshold."""
@@ -493,6 +512,27 @@ def test_training_draws_no_excluded_or_validation_design() -> None:
     assert {d for d in drawn if not d.startswith("proc:")} == set(TRAIN_AISLERIOT)
     legacy = {training_designs(rng, 0.5, legacy_designs=True) for _ in range(2000)}
     assert "tango_nuevo" in legacy
+
+
+def test_extra_index_fonts_are_drawn_only_when_asked_for() -> None:
+    """``extra_fonts`` adds the eighth session's typefaces to the TrueType decks; without it
+    the draws are exactly those of the data made before (same seed, same designs)."""
+    from vision.procedural import EXTRA_TTF_FAMILIES, TTF_FAMILIES
+    from vision.train import training_designs
+
+    def families(extra: bool, seed: int = 4) -> list[str]:
+        rng = np.random.default_rng(seed)
+        return [training_designs(rng, 0.8, extra_fonts=extra) for _ in range(3000)]
+
+    def family(name: str) -> int:
+        return int(name.split(":")[1])
+
+    plain = families(False)
+    assert plain == families(False)
+    assert {family(d) for d in plain if d.startswith("proc:")} <= {*TTF_FAMILIES, 0, 1, 2, 3, 4}
+    extra = {family(d) for d in families(True) if d.startswith("proc:")}
+    assert len(extra & set(EXTRA_TTF_FAMILIES)) > len(EXTRA_TTF_FAMILIES) // 2
+    assert not set(TTF_FAMILIES) & set(EXTRA_TTF_FAMILIES)
 
 
 def test_proposals_find_cards_under_a_coloured_light(monkeypatch) -> None:

@@ -1,10 +1,11 @@
 """Procedurally drawn decks: fonts, index sizes, suit shapes, stock colours and backs vary.
 
 A family fixes the index font (one of OpenCV's Hershey faces, or from family
-:data:`TTF_FIRST` on a TrueType font drawn with Pillow); the seed draws everything else
-(stock colour, index size and placement, stroke widths, suit proportions, ink colours, pip
-and court artwork, back pattern). :data:`TRAIN_FAMILIES` are used for training and
-:data:`VAL_FAMILIES` are kept out for validation.
+:data:`TTF_FIRST` or :data:`EXTRA_TTF_FIRST` on a TrueType or OpenType font drawn with
+Pillow); the seed draws everything else (stock colour, index size and placement, stroke
+widths, suit proportions, ink colours, pip and court artwork, back pattern).
+:data:`TRAIN_FAMILIES` are used for training and :data:`VAL_FAMILIES` are kept out for
+validation.
 """
 
 from __future__ import annotations
@@ -46,6 +47,29 @@ TTF_FONTS: tuple[str, ...] = (
 )
 TTF_FIRST = 100
 TTF_FAMILIES: tuple[int, ...] = tuple(TTF_FIRST + i for i in range(len(TTF_FONTS)))
+#: More index typefaces (Debian ``fonts-urw-base35``, ``fonts-freefont-ttf``,
+#: ``fonts-crosextra-caladea``, ``fonts-crosextra-carlito``, ``fonts-roboto-unhinted``,
+#: ``fonts-lato``, ``fonts-open-sans``, ``fonts-noto-core``): families ``EXTRA_TTF_FIRST + i``,
+#: drawn in training only when asked for (:func:`vision.train.training_designs`), so that the
+#: data of earlier models are remade exactly. Real decks' indices are mostly old-style and
+#: geometric serifs, grotesques and condensed faces: Century, Bookman, Palatino, Times, Gothic.
+EXTRA_TTF_FONTS: tuple[str, ...] = (
+    "C059-Roman.otf", "C059-Bold.otf", "C059-Italic.otf", "NimbusRoman-Regular.otf",
+    "NimbusRoman-Bold.otf", "NimbusRoman-Italic.otf", "NimbusSans-Regular.otf",
+    "NimbusSans-Bold.otf", "NimbusSansNarrow-Regular.otf", "NimbusSansNarrow-Bold.otf",
+    "NimbusMonoPS-Regular.otf", "NimbusMonoPS-Bold.otf", "P052-Roman.otf", "P052-Bold.otf",
+    "URWBookman-Light.otf", "URWBookman-Demi.otf", "URWGothic-Book.otf", "URWGothic-Demi.otf",
+    "FreeSerifBold.ttf", "FreeSansBold.ttf", "FreeMonoBold.ttf", "Caladea-Regular.ttf",
+    "Caladea-Bold.ttf", "Carlito-Regular.ttf", "Carlito-Bold.ttf",
+    "RobotoCondensed-Regular.ttf", "RobotoCondensed-Bold.ttf", "Roboto-Black.ttf",
+    "Roboto-Light.ttf", "Lato-Regular.ttf", "Lato-Black.ttf", "OpenSans-Regular.ttf",
+    "OpenSans-ExtraBold.ttf", "OpenSans-CondBold.ttf", "NotoSerif-Regular.ttf",
+    "NotoSerif-Bold.ttf", "NotoSerifDisplay-Bold.ttf", "NotoSans-Regular.ttf",
+    "NotoSansDisplay-Bold.ttf",
+)
+EXTRA_TTF_FIRST = 200
+EXTRA_TTF_FAMILIES: tuple[int, ...] = tuple(EXTRA_TTF_FIRST + i
+                                            for i in range(len(EXTRA_TTF_FONTS)))
 
 _RANK_TEXT = {"T": "10"}
 _PIP_LAYOUT: dict[str, list[tuple[float, float]]] = {
@@ -99,14 +123,16 @@ def draw_suit(img: np.ndarray, suit: str, cx: float, cy: float, size: float,
         poly([(0, 0.2), (0.3, 1), (-0.3, 1)])
 
 
+@functools.lru_cache(maxsize=256)
 def font_path(name: str) -> Path:
-    """The file of TrueType font ``name`` (see :data:`TTF_FONTS`)."""
+    """The file of font ``name`` (see :data:`TTF_FONTS`, :data:`EXTRA_TTF_FONTS`)."""
     root = Path(os.environ.get("MONSTER_MATCH_FONTS") or "/usr/share/fonts")
     found = sorted(root.rglob(name))
     if not found:
         raise FileNotFoundError(f"font {name} not found under {root} (apt-get install "
-                                "fonts-dejavu-core fonts-dejavu-extra fonts-liberation, or "
-                                "set MONSTER_MATCH_FONTS)")
+                                "fonts-dejavu-core fonts-dejavu-extra fonts-liberation, and "
+                                "for EXTRA_TTF_FONTS the packages named there, or set "
+                                "MONSTER_MATCH_FONTS)")
     return found[0]
 
 
@@ -209,6 +235,8 @@ def procedural_design(family: int, seed: int) -> CardDesign:
     font: int | str
     if family in TTF_FAMILIES:
         font, italic = TTF_FONTS[family - TTF_FIRST], False
+    elif family in EXTRA_TTF_FAMILIES:
+        font, italic = EXTRA_TTF_FONTS[family - EXTRA_TTF_FIRST], False
     elif 0 <= family < len(_FONTS):
         font, italic = _FONTS[family]
     else:

@@ -32,7 +32,7 @@ import numpy as np
 from vision.codes import CLASS_INDEX, CLASSES, FACE_DOWN_INDEX, REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, extract_crops
 from vision.designs import LEGACY_TRAIN_AISLERIOT, TRAIN_AISLERIOT
-from vision.procedural import TRAIN_FAMILIES, TTF_FAMILIES
+from vision.procedural import EXTRA_TTF_FAMILIES, TRAIN_FAMILIES, TTF_FAMILIES
 from vision.proposals import IndexFrame, propose
 from vision.synth import random_deal, render_table
 
@@ -96,28 +96,31 @@ def _covered(p: np.ndarray, cards: list[dict], card: dict) -> bool:
 
 
 def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
-                     legacy_designs: bool = False) -> str:
+                     legacy_designs: bool = False, extra_fonts: bool = False) -> str:
     """A random training design name (aisleriot or procedural). ``ttf_share`` of the
     procedural decks use a TrueType index font (:data:`vision.procedural.TTF_FAMILIES`); at 0
     the draws are those of the data made before TrueType decks existed. ``legacy_designs``
     draws from the aisleriot list of the data made before ``tango_nuevo`` was excluded
-    (:data:`vision.designs.LEGACY_TRAIN_AISLERIOT`), to remake those data exactly."""
+    (:data:`vision.designs.LEGACY_TRAIN_AISLERIOT`), to remake those data exactly.
+    ``extra_fonts`` adds :data:`vision.procedural.EXTRA_TTF_FAMILIES` to the TrueType decks
+    (data made since 2026-11-30, eighth session)."""
     if rng.random() < 0.55:
         return str(rng.choice(LEGACY_TRAIN_AISLERIOT if legacy_designs else TRAIN_AISLERIOT))
     if ttf_share > 0 and rng.random() < ttf_share:
-        return f"proc:{int(rng.choice(TTF_FAMILIES))}:{int(rng.integers(0, 400))}"
+        families = (*TTF_FAMILIES, *EXTRA_TTF_FAMILIES) if extra_fonts else TTF_FAMILIES
+        return f"proc:{int(rng.choice(families))}:{int(rng.integers(0, 400))}"
     return f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
 
 
 def generate(n_scenes: int, seed: int, out: Path, ttf_share: float = 0.0,
-             legacy_designs: bool = False) -> None:
+             legacy_designs: bool = False, extra_fonts: bool = False) -> None:
     """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz)."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
     xs, ys = [], []
     for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
-        design = training_designs(rng, ttf_share, legacy_designs)
+        design = training_designs(rng, ttf_share, legacy_designs, extra_fonts)
         size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
         img, labels = render_table(random_deal(rng), rng, design=design, size=size)
         frames = propose(img) + jittered_truth_frames(labels, rng)
@@ -364,7 +367,8 @@ def _accuracy(model, x: np.ndarray, y: np.ndarray) -> float:  # noqa: ANN001
 
 
 def chunk_files(work: Path, scenes: int, chunks: int, seed: int, ttf_share: float = 0.0,
-                legacy_designs: bool = False) -> tuple[list[Path], Path]:
+                legacy_designs: bool = False,
+                extra_fonts: bool = False) -> tuple[list[Path], Path]:
     """Generate (once) ``chunks`` training files and one calibration file in ``work``."""
     work.mkdir(parents=True, exist_ok=True)
     files = []
@@ -373,19 +377,22 @@ def chunk_files(work: Path, scenes: int, chunks: int, seed: int, ttf_share: floa
         path = work / f"data{k}.npz"
         if not path.exists():
             generate(per if k < chunks else max(per // 3, 20), seed * 100 + k, path,
-                     ttf_share, legacy_designs)
+                     ttf_share, legacy_designs, extra_fonts)
         files.append(path)
     return files[:-1], files[-1]
 
 
 def add_design_arguments(ap: argparse.ArgumentParser) -> None:
-    """``--ttf-share`` and ``--legacy-designs`` (:func:`training_designs`), for every command
-    that renders training data."""
+    """``--ttf-share``, ``--legacy-designs`` and ``--extra-fonts`` (:func:`training_designs`),
+    for every command that renders training data."""
     ap.add_argument("--ttf-share", type=float, default=0.0,
                     help="share of the procedural decks with a TrueType index font (needs Pillow)")
     ap.add_argument("--legacy-designs", action="store_true",
                     help="draw aisleriot designs as the data made before 2026-11-30 did "
                          "(with tango_nuevo): to remake the data of cards_v1..cards_v3")
+    ap.add_argument("--extra-fonts", action="store_true",
+                    help="draw the TrueType decks from vision.procedural.EXTRA_TTF_FONTS too "
+                         "(data made since the eighth session; needs those font packages)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -414,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     add_design_arguments(ap)
     args = ap.parse_args(argv)
     train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed,
-                                   args.ttf_share, args.legacy_designs)
+                                   args.ttf_share, args.legacy_designs, args.extra_fonts)
     cal_files = [cal]
     for extra in args.train_from:
         found = sorted(extra.glob("data*.npz"), key=lambda p: int(p.stem[4:]))

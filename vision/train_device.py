@@ -37,24 +37,24 @@ from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
 from vision.train import ARCHITECTURES, add_design_arguments, build_model, export_onnx, generate
 
 
-def _render_chunk(job: tuple[int, int, str, float, bool]) -> tuple[str, float]:
+def _render_chunk(job: tuple[int, int, str, float, bool, bool]) -> tuple[str, float]:
     """Worker: render one seeded chunk into ``path`` (written whole, then renamed)."""
     import cv2
 
     cv2.setNumThreads(1)
-    scenes, seed, path, ttf_share, legacy_designs = job
+    scenes, seed, path, ttf_share, legacy_designs, extra_fonts = job
     t0 = time.time()
     out = Path(path)
     if not out.exists():
         tmp = out.with_name(out.stem + ".part.npz")
-        generate(scenes, seed, tmp, ttf_share, legacy_designs)
+        generate(scenes, seed, tmp, ttf_share, legacy_designs, extra_fonts)
         tmp.rename(out)
     return path, time.time() - t0
 
 
 def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
               deadline: float | None, cal_scenes: int, ttf_share: float = 0.0,
-              legacy_designs: bool = False) -> dict:
+              legacy_designs: bool = False, extra_fonts: bool = False) -> dict:
     """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
 
     Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
@@ -64,9 +64,10 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
     """
     work.mkdir(parents=True, exist_ok=True)
     per = scenes // chunks
-    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), ttf_share, legacy_designs)
+    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), ttf_share, legacy_designs,
+           extra_fonts)
     jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), ttf_share,
-                     legacy_designs) for k in range(chunks)]
+                     legacy_designs, extra_fonts) for k in range(chunks)]
     t0 = time.time()
     done: list[str] = []
     with mp.get_context("fork").Pool(workers) as pool:
@@ -315,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         data = make_data(args.work, args.scenes, args.chunks, args.seed, args.workers,
                          args.data_deadline, args.cal_scenes, args.ttf_share,
-                         args.legacy_designs)
+                         args.legacy_designs, args.extra_fonts)
     print(json.dumps({"chunks": len(data["train"]),
                       **{k: v for k, v in data.items() if k != "train"}}), flush=True)
     if args.data_only:
