@@ -210,6 +210,53 @@ def test_merge_tells_a_cards_far_corner_from_a_neighbours_under_a_tilted_view() 
     assert out["cards"] == [] and len(out["unreadable"]) == 1
 
 
+def test_the_pairwise_same_card_test_on_arrays_agrees_with_the_one_pair_test() -> None:
+    """``_same_card_pairs`` (the merge's test on all pairs at once) decides every pair of
+    reads of real frames as ``_same_card`` does, one pair at a time: the reads of every
+    candidate (thousands of pairs, joined and not), and made-up pairs of frames at and
+    around a card's far corner, reversed or turned, under a tilted view."""
+    from pathlib import Path
+
+    from vision.recognize import (
+        Recognizer,
+        _pairs_in_reach,
+        _Read,
+        _same_card,
+        _same_card_pairs,
+        load_image,
+    )
+
+    rec = Recognizer()
+    samples = sorted((Path(__file__).resolve().parent.parent / "sample_images").glob("*.jpg"))
+    sets = [rec.read(load_image(p)) for p in samples[:3]]
+    rng = np.random.default_rng(3)
+
+    def turned(angle: float, skew: float) -> tuple[np.ndarray, np.ndarray]:
+        b = angle + np.pi / 2 + skew  # a tilted view skews the axes
+        return np.array([np.cos(angle), np.sin(angle)]), np.array([np.cos(b), np.sin(b)])
+
+    made = []
+    for k in range(600):  # a corner and, 500 px from the others, a partner near its far one
+        x, y = turned(rng.uniform(0, 2 * np.pi), rng.normal(0, 0.15))
+        w = 50.0
+        f = IndexFrame(np.array([500.0 * k, 0.0]), x, y, w, 72.0, True)
+        wb = w * rng.uniform(0.8, 1.25)
+        step = rng.uniform(0.3, 1.8) * w * x + rng.uniform(0.5, 2.6) * w * y
+        xb, yb = (-x, -y) if rng.random() < 0.7 else turned(rng.uniform(0, 2 * np.pi), 0.0)
+        g = IndexFrame(f.point + step, xb + rng.normal(0, 0.05, 2), yb, wb, wb * 1.44, True)
+        made += [_Read(int(rng.integers(0, 2)), 0.99, 1.0, f),
+                 _Read(int(rng.integers(0, 2)), 0.99, 1.0, g)]
+    sets.append(made)
+    joined = []
+    for reads in sets:
+        pairs = _pairs_in_reach(reads)
+        one_by_one = [_same_card(reads[i], reads[j]) for i, j in pairs]
+        assert _same_card_pairs(reads, pairs).tolist() == one_by_one
+        joined.append((len(pairs), sum(one_by_one)))
+    assert sum(n for n, _ in joined[:-1]) > 5000 and sum(j for _, j in joined[:-1]) > 500
+    assert joined[-1][0] > 550 and 100 < joined[-1][1] < 450, joined[-1]
+
+
 def test_refine_moves_displaced_frames_back_onto_index_corners() -> None:
     """Frames displaced from true index corners by 0.15-0.35 card widths (the size-estimate
     errors of inferred frames) are moved back within the classifier's reach (0.12 widths)
