@@ -36,6 +36,22 @@ def test_render_table_labels_match_request() -> None:
     assert labels["cards"][2]["readable"] is True  # the top card of a hand shows its index
 
 
+def test_pitch_jitter_makes_a_hands_steps_uneven() -> None:
+    """A straight-down camera: without jitter the five cards of a hand are equal steps apart;
+    with ``pitch_jitter`` the steps differ, in length and direction, by about that share."""
+    deal = {"seat4": ["2S", "3S", "4S", "5S", "6S"]}
+
+    def steps(jitter: float) -> np.ndarray:
+        _, labels = render_table(deal, np.random.default_rng(5), design="proc:0:1",
+                                 tilt_max=0, clean=True, pitch_jitter=jitter)
+        return np.diff([c["center"] for c in labels["cards"]], axis=0)
+
+    even, uneven = steps(0.0), steps(0.2)
+    assert np.abs(even - even.mean(0)).max() < 1.0  # equal steps, to label rounding
+    spread = np.linalg.norm(uneven - uneven.mean(0), axis=1).max()
+    assert 0.05 < spread / np.linalg.norm(uneven.mean(0)) < 1.0
+
+
 def test_render_table_rejects_bad_input() -> None:
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError):

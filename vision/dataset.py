@@ -32,18 +32,19 @@ def design_list(spec: str, seed: int) -> list[str]:
 
 def write_labelled_set(out: Path, designs: list[str], frames_per_design: int, seed: int,
                        size: tuple[int, int] = (1280, 720), quality: int = 90,
-                       clean: bool = False) -> int:
+                       clean: bool = False, pitch_jitter: float = 0.0) -> int:
     """Render ``frames_per_design`` frames per design into ``out``; returns the frame count.
 
     ``clean`` renders without glare, blur, noise or JPEG damage (saved at ``quality``), to
-    separate what image quality costs from what geometry and design cost."""
+    separate what image quality costs from what geometry and design cost; ``pitch_jitter``
+    makes the hands' steps uneven (:func:`vision.synth.render_table`)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     n = 0
     for design in designs:
         for k in range(frames_per_design):
             img, labels = render_table(random_deal(rng), rng, design=design, size=size,
-                                       clean=clean)
+                                       clean=clean, pitch_jitter=pitch_jitter)
             stem = f"{design.replace(':', '-')}_{k:03d}"
             cv2.imwrite(str(out / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
             (out / f"{stem}.json").write_text(json.dumps(labels) + "\n")
@@ -61,10 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quality", type=int, default=90)
     ap.add_argument("--clean", action="store_true",
                     help="no glare, blur, noise or JPEG damage in the rendering")
+    ap.add_argument("--pitch-jitter", type=float, default=0.0,
+                    help="uneven steps within a hand (standard deviation, share of the step)")
     args = ap.parse_args(argv)
     w, h = (int(v) for v in args.size.split("x"))
     n = write_labelled_set(args.out, design_list(args.designs, args.seed), args.frames,
-                           args.seed, (w, h), args.quality, args.clean)
+                           args.seed, (w, h), args.quality, args.clean, args.pitch_jitter)
     print(f"wrote {n} frames to {args.out}")
     return 0
 

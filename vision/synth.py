@@ -257,8 +257,8 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
                  design: str | CardDesign = "plastic", size: tuple[int, int] = (1280, 720),
                  tilt_max: float = 40.0, card_px: tuple[float, float] | None = None,
                  clean: bool = False,
-                 markers: Mapping[int, tuple[float, float]] | None = None
-                 ) -> tuple[np.ndarray, dict]:
+                 markers: Mapping[int, tuple[float, float]] | None = None,
+                 pitch_jitter: float = 0.0) -> tuple[np.ndarray, dict]:
     """Draw ``cards_by_spot`` (spot name -> codes in dealing order, ``"XX"`` = face down).
 
     Spots are ``dealer`` and ``seat1``..``seat7`` (see :data:`SPOTS`). Each later card of a
@@ -266,7 +266,10 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
     ``design`` is a design name (see :func:`vision.designs.get_design`) or a loaded design.
     ``card_px`` bounds the card width in pixels (default: 40-75 at 720p, scaled with height).
     ``clean`` turns off glare, blur, noise and JPEG. ``markers`` (id -> layout millimetres,
-    e.g. :data:`DEFAULT_MARKERS`) prints ArUco calibration markers on the layout. Returns the
+    e.g. :data:`DEFAULT_MARKERS`) prints ArUco calibration markers on the layout.
+    ``pitch_jitter`` (standard deviation, a share of the step) makes each step of a hand
+    uneven along and across, as a dealer's hand is; at 0 (the default, and every data set made
+    before it existed) the steps are equal and no random number is drawn for them. Returns the
     BGR ``uint8`` image and its labels (module docstring).
     """
     deck = get_design(design) if isinstance(design, str) else design
@@ -294,8 +297,14 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
         n = len(codes)
         if n > 1 and (n - 1) / 2 * dx > HAND_REACH_MM:  # a dealer keeps a hand in its area
             dx = HAND_REACH_MM / ((n - 1) / 2)
+        along = np.arange(n, dtype=np.float64)[:, None] * np.array([dx, dy])
+        if pitch_jitter > 0 and n > 1:
+            steps = np.array([dx, dy]) * (1 + np.clip(rng.normal(0, pitch_jitter, (n - 1, 2)),
+                                                      -2.5 * pitch_jitter, 2.5 * pitch_jitter))
+            along[1:] = np.cumsum(steps, axis=0)
+        along -= along.mean(0)
         for i, code in enumerate(codes):
-            offset = rot @ np.array([(i - (n - 1) / 2) * dx, (i - (n - 1) / 2) * dy])
+            offset = rot @ along[i]
             jitter = math.radians(rng.normal(0, 2.5))
             quad_t = _card_quad(base + offset, ang + jitter, cw, chh)
             quad = _project(hmat, quad_t)
