@@ -51,8 +51,9 @@ TTF_FAMILIES: tuple[int, ...] = tuple(TTF_FIRST + i for i in range(len(TTF_FONTS
 #: ``fonts-crosextra-caladea``, ``fonts-crosextra-carlito``, ``fonts-roboto-unhinted``,
 #: ``fonts-lato``, ``fonts-open-sans``, ``fonts-noto-core``): families ``EXTRA_TTF_FIRST + i``,
 #: drawn in training only when asked for (:func:`vision.train.training_designs`), so that the
-#: data of earlier models are remade exactly. Real decks' indices are mostly old-style and
-#: geometric serifs, grotesques and condensed faces: Century, Bookman, Palatino, Times, Gothic.
+#: data of earlier models are remade exactly. Chosen for the kinds of face printed on card
+#: indices: serifs (Century, Times, Palatino, Bookman), grotesques, condensed and geometric
+#: faces, in light to black weights.
 EXTRA_TTF_FONTS: tuple[str, ...] = (
     "C059-Roman.otf", "C059-Bold.otf", "C059-Italic.otf", "NimbusRoman-Regular.otf",
     "NimbusRoman-Bold.otf", "NimbusRoman-Italic.otf", "NimbusSans-Regular.otf",
