@@ -580,7 +580,7 @@ def _same_card_pairs(reads: list[_Read], pairs: np.ndarray) -> np.ndarray:
     """:func:`_same_card` for every pair ``(i, j)`` of ``pairs`` at once: a boolean array.
 
     The same tests in the same order, on arrays: one call per pair cost 9.6 ms of the
-    slowest fifth of the `val` frames (~23 cards, ~500 pairs in reach each). A test
+    slowest fifth of the `val` frames (~23 cards each). A test
     (``tests/test_vision_units.py``) checks that both agree on every pair of real frames.
     """
     if not len(pairs):
