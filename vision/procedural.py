@@ -124,10 +124,14 @@ def draw_suit(img: np.ndarray, suit: str, cx: float, cy: float, size: float,
         poly([(0, 0.2), (0.3, 1), (-0.3, 1)])
 
 
-@functools.lru_cache(maxsize=256)
 def font_path(name: str) -> Path:
     """The file of font ``name`` (see :data:`TTF_FONTS`, :data:`EXTRA_TTF_FONTS`)."""
-    root = Path(os.environ.get("MONSTER_MATCH_FONTS") or "/usr/share/fonts")
+    return _find_font(Path(os.environ.get("MONSTER_MATCH_FONTS") or "/usr/share/fonts"), name)
+
+
+@functools.lru_cache(maxsize=256)
+def _find_font(root: Path, name: str) -> Path:
+    """``name`` under ``root`` (searched once per root: the directory walk is the cost)."""
     found = sorted(root.rglob(name))
     if not found:
         raise FileNotFoundError(f"font {name} not found under {root} (apt-get install "

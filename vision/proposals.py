@@ -99,12 +99,26 @@ def card_steps(f: IndexFrame, d: np.ndarray) -> tuple:
     >>> [s.round(3).tolist() for s in card_steps(f, np.array([[50.0, 0.0], [-25.0, 0.0]]))]
     [[1.0, -0.5], [0.0, 0.0]]
     """
-    x, y = f.x_axis, f.y_axis
-    det = float(x[0] * y[1] - x[1] * y[0])
     d = np.asarray(d, np.float64)
-    u = (d[..., 0] * y[1] - d[..., 1] * y[0]) / (det * f.width)
-    v = (x[0] * d[..., 1] - x[1] * d[..., 0]) / (det * f.height)
+    u, v = axis_steps(f.x_axis, f.y_axis, f.width, f.height, d)
     return (float(u), float(v)) if d.ndim == 1 else (u, v)
+
+
+def axis_steps(x: np.ndarray, y: np.ndarray, width: np.ndarray | float,
+               height: np.ndarray | float, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`card_steps` on arrays: steps ``d`` (``(..., 2)``) solved in axes ``x``, ``y``
+    (``(..., 2)``, or one pair for all) and divided by ``width`` / ``height``, row by row.
+
+    >>> import numpy as np
+    >>> x, y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[0.0, 1.0], [-1.0, 0.0]])
+    >>> [s.tolist() for s in axis_steps(x, y, np.array([10.0, 20.0]), 5.0,
+    ...                                 np.array([[10.0, 5.0], [5.0, 10.0]]))]
+    [[1.0, 0.5], [1.0, -1.0]]
+    """
+    det = x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
+    u = (d[..., 0] * y[..., 1] - d[..., 1] * y[..., 0]) / (det * width)
+    v = (x[..., 0] * d[..., 1] - x[..., 1] * d[..., 0]) / (det * height)
+    return u, v
 
 
 def card_mask(img: np.ndarray) -> np.ndarray:

@@ -39,7 +39,15 @@ import numpy as np
 from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.crops import extract_crops
 from vision.handwalk import hand_walk
-from vision.proposals import IndexFrame, Outline, card_steps, index_frames, outline, propose
+from vision.proposals import (
+    IndexFrame,
+    Outline,
+    axis_steps,
+    card_steps,
+    index_frames,
+    outline,
+    propose,
+)
 from vision.refine import gradients, refine
 
 
@@ -612,14 +620,8 @@ def _same_card_pairs(reads: list[_Read], pairs: np.ndarray) -> np.ndarray:
     down = np.einsum("ij,ij->i", dk, ys[ia])
     u, v = along / wk, down / wk
 
-    def steps(a: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x, y = xs[a], ys[a]  # card_steps, row by row
-        det = x[:, 0] * y[:, 1] - x[:, 1] * y[:, 0]
-        return ((step[:, 0] * y[:, 1] - step[:, 1] * y[:, 0]) / (det * widths[a]),
-                (x[:, 0] * step[:, 1] - x[:, 1] * step[:, 0]) / (det * heights[a]))
-
-    ua, va = steps(ia, dk)
-    ub, vb = steps(ib, -dk)
+    ua, va = axis_steps(xs[ia], ys[ia], widths[ia], heights[ia], dk)
+    ub, vb = axis_steps(xs[ib], ys[ib], widths[ib], heights[ib], -dk)
     tight = (_between(ua, 0.85, 1.15) & _between(va, 0.8, 1.2)
              & _between(ub, 0.85, 1.15) & _between(vb, 0.8, 1.2))
     # _opposite_corners(measured=True): the step along each frame's own axes
