@@ -413,6 +413,24 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     probs = Recognizer(out).classify(crops)
     assert probs.shape == (3, len(CLASSES)) and np.allclose(probs.sum(1), 1.0, atol=1e-4)
 
+    # Fine-tune that model on the same chunks for a wall-clock budget: the first record is
+    # the loaded model's own accuracy (its folded BatchNorms honoured), then whole epochs
+    # until the budget is spent, and an exported model again.
+    tuned = tmp_path / "tuned" / "m.onnx"
+    args2 = ["--work", str(tmp_path / "data"), "--use-existing", "--arch", "gate",
+             "--device", "cpu", "--init", str(out), "--train-seconds", "4", "--batch", "64",
+             "--max-lr", "1e-4", "--label-smoothing", "0.05", "--out", str(tuned)]
+    run = subprocess.run([sys.executable, "-m", "vision.train_device", *args2], cwd=root,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary2 = json.loads((tuned.parent / "train_summary.json").read_text())
+    first = summary2["history"][0]
+    assert first["epoch"] == -1 and abs(first["cal_acc"] - log[0]["cal_acc"]) < 1e-6
+    epochs = summary2["history"][1:]
+    assert summary2["epochs"] == len(epochs) >= 1 and summary2["steps"] == epochs[-1]["steps"]
+    assert all(e["loss"] > 0 for e in epochs)  # no empty epoch recorded at the budget's end
+    assert Recognizer(tuned).classify(crops).shape == (3, len(CLASSES))
+
 
 def test_device_training_needs_its_calibration_chunk(tmp_path) -> None:
     """A data deadline that leaves out the calibration chunk is an error, not a model

@@ -14,9 +14,9 @@ exact command is in its model card)::
 
 ``--data-deadline`` stops rendering after that many seconds: chunks not finished by then are
 left out and named in the summary (rerun with ``--chunks``/``--only-chunks`` to get the same
-set). ``--train-seconds`` picks the number of epochs from the speed of a short timing run
-(printed and logged; pass ``--epochs`` to fix it). GPU kernels are not bit-for-bit
-reproducible; the data are.
+set). ``--train-seconds`` runs the learning-rate schedule on the wall clock and stops when
+it is spent (the steps taken are logged; pass ``--epochs`` for a schedule by steps instead).
+GPU kernels are not bit-for-bit reproducible; the data are.
 """
 
 from __future__ import annotations
@@ -34,7 +34,15 @@ import numpy as np
 
 from vision.codes import REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
-from vision.train import ARCHITECTURES, add_design_arguments, build_model, export_onnx, generate
+from vision.train import (
+    ARCHITECTURES,
+    add_design_arguments,
+    build_model,
+    export_onnx,
+    freeze_batchnorm,
+    generate,
+    load_onnx_weights,
+)
 
 
 def _render_chunk(job: tuple[int, int, str, float, bool, bool]) -> tuple[str, float]:
@@ -194,8 +202,14 @@ def _evaluate(model, x, y) -> dict:  # noqa: ANN001
 
 def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int,
           device: str, epochs: int | None, train_seconds: float | None, batch: int,
-          max_lr: float, reject_fraction: float) -> dict:
-    """Train ``arch`` from scratch on ``files``; export ONNX to ``out`` after every epoch."""
+          max_lr: float, reject_fraction: float, init: Path | None = None,
+          label_smoothing: float = 0.0) -> dict:
+    """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
+
+    From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
+    :func:`vision.train.train` does it: its weights loaded, its BatchNorms frozen, and the
+    learning rate peaking at 10 % of the steps rather than 25 %.
+    """
     import torch
     from torch import nn
 
@@ -209,49 +223,47 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     x_cal, y_cal = torch.from_numpy(xc_np).to(dev), torch.from_numpy(yc_np).to(dev)
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
-    model = build_model(arch).to(dev).to(memory_format=torch.channels_last)
+    def fresh_model():  # noqa: ANN202
+        m = build_model(arch)
+        if init is not None:
+            load_onnx_weights(m, init)
+        return m.to(dev).to(memory_format=torch.channels_last)
+
+    def train_mode() -> None:
+        model.train()
+        if init is not None:
+            freeze_batchnorm(model)  # the folded statistics of init stay
+
+    model = fresh_model()
     is_reject = y_tr == REJECT_INDEX
     per_epoch = int((~is_reject).sum()) + round(reject_fraction * int(is_reject.sum()))
     steps_per_epoch = per_epoch // batch + 1
     amp = dev.type == "cuda"
-    lossf = nn.CrossEntropyLoss()
+    lossf = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
 
-    def step(opt, idx, sched=None) -> float:  # noqa: ANN001
+    def step(opt, idx) -> float:  # noqa: ANN001
         xb = _augment(x_tr[idx].float() / 255, gen).contiguous(memory_format=torch.channels_last)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
             loss = lossf(model(xb).float(), y_tr[idx])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        if sched is not None:
-            sched.step()
-        return float(loss.detach())
+        return float(loss.detach())  # waits for the step: the clock below sees real time
 
-    if epochs is None:  # time a few steps on a throw-away optimiser, then fit the budget
-        probe = torch.optim.AdamW(model.parameters(), lr=1e-4)
-        idx = torch.randint(0, len(y_tr), (batch,), generator=gen, device=dev)
-        for _ in range(5):
-            step(probe, idx)
-        if amp:
-            torch.cuda.synchronize()
-        t0 = time.time()
-        for _ in range(20):
-            step(probe, idx)
-        if amp:
-            torch.cuda.synchronize()
-        per_step = (time.time() - t0) / 20
-        epochs = max(1, int(train_seconds / (per_step * steps_per_epoch * 1.1 + 1.0)))
-        model = build_model(arch).to(dev).to(memory_format=torch.channels_last)
-        print(f"{per_step * 1000:.1f} ms a step, {steps_per_epoch} steps an epoch: "
-              f"{epochs} epochs", flush=True)
-    opt = torch.optim.AdamW(model.parameters(), lr=max_lr / 10, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr,
-                                                total_steps=epochs * steps_per_epoch,
-                                                pct_start=0.25)
+    # One cycle (as torch's OneCycleLR: up from max_lr / 25, cosine down to 1e4 times less),
+    # over the steps of ``epochs`` or else over ``train_seconds`` of wall-clock time, so that
+    # a time budget holds however busy the device is (other runs on it, say).
+    peak_at = 0.1 if init is not None else 0.25
+    total_steps = epochs * steps_per_epoch if epochs is not None else None
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr / 25, weight_decay=1e-4)
     history = []
+    if init is not None:
+        history.append({"epoch": -1, **_evaluate(model, x_cal, y_cal)})
+        print(json.dumps(history[-1]), flush=True)
+    t_start, steps_done, ep, frac = time.time(), 0, 0, 0.0
     with log.open("a") as lf:
-        for ep in range(epochs):
-            model.train()
+        while frac < 1.0:
+            train_mode()
             t0 = time.time()
             keep = ~is_reject | (torch.rand(len(y_tr), generator=gen, device=dev)
                                  < reject_fraction)
@@ -260,18 +272,46 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
             order = order[:steps_per_epoch * batch]
             tot, n = 0.0, 0
             for s in range(0, len(order), batch):
+                frac = (steps_done / total_steps if total_steps is not None
+                        else (time.time() - t_start) / train_seconds)
+                if frac >= 1.0:
+                    break
+                for group in opt.param_groups:
+                    group["lr"] = one_cycle_lr(frac, max_lr, peak_at)
                 idx = order[s:s + batch]
-                tot += step(opt, idx, sched) * len(idx)
+                tot += step(opt, idx) * len(idx)
                 n += len(idx)
-            rec = {"epoch": ep, "loss": tot / n, "seconds": round(time.time() - t0, 1),
-                   **_evaluate(model, x_cal, y_cal)}
+                steps_done += 1
+            if total_steps is not None and steps_done >= total_steps:
+                frac = 1.0
+            if n == 0:  # the budget ran out as this epoch began: the last one is the model
+                break
+            rec = {"epoch": ep, "loss": tot / n, "steps": steps_done,
+                   "seconds": round(time.time() - t0, 1), **_evaluate(model, x_cal, y_cal)}
             history.append(rec)
             lf.write(json.dumps(rec) + "\n")
             lf.flush()
             print(json.dumps(rec), flush=True)
             _export(model, out)
-    return {"history": history, "epochs": epochs, "n_train": len(y_tr), "n_cal": len(y_cal),
-            "batch": batch, "max_lr": max_lr, "reject_fraction": reject_fraction}
+            ep += 1
+    return {"history": history, "epochs": ep, "steps": steps_done, "n_train": len(y_tr),
+            "n_cal": len(y_cal), "batch": batch, "max_lr": max_lr,
+            "reject_fraction": reject_fraction}
+
+
+def one_cycle_lr(frac: float, max_lr: float, peak_at: float) -> float:
+    """The learning rate at ``frac`` (0-1) of a one-cycle schedule peaking at ``peak_at``.
+
+    >>> one_cycle_lr(0.0, 1.0, 0.25), one_cycle_lr(0.25, 1.0, 0.25)
+    (0.04, 1.0)
+    >>> one_cycle_lr(1.0, 1.0, 0.25)
+    4e-06
+    """
+    start, final = max_lr / 25, max_lr / 25 / 1e4
+    if frac < peak_at:
+        return start + (max_lr - start) * (1 - math.cos(math.pi * frac / peak_at)) / 2
+    down = min(1.0, (frac - peak_at) / (1 - peak_at))
+    return final + (max_lr - final) * (1 + math.cos(math.pi * down)) / 2
 
 
 def _export(model, out: Path) -> None:  # noqa: ANN001
@@ -304,10 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--epochs", type=int, default=None)
     ap.add_argument("--train-seconds", type=float, default=200.0,
-                    help="time budget that sets the epochs when --epochs is not given")
+                    help="wall-clock budget of the schedule when --epochs is not given")
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--max-lr", type=float, default=4e-3)
     ap.add_argument("--reject-fraction", type=float, default=0.35)
+    ap.add_argument("--init", type=Path, default=None,
+                    help="an exported ONNX model of --arch to fine-tune (default: from scratch)")
+    ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -325,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     log_dir.mkdir(parents=True, exist_ok=True)
     info = train(data["train"], data["cal"], args.out, log_dir / "train_log.jsonl", args.arch,
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
-                 args.max_lr, args.reject_fraction)
+                 args.max_lr, args.reject_fraction, args.init, args.label_smoothing)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
