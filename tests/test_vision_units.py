@@ -432,6 +432,22 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     assert Recognizer(tuned).classify(crops).shape == (3, len(CLASSES))
 
 
+def test_reader_architectures_take_a_crop_and_grow_in_order() -> None:
+    """Every reader layout maps canonical crops to the class list, and each is larger than the
+    one before (``reader_large`` is the one a 720p frame's time leaves room for)."""
+    torch = pytest.importorskip("torch")
+    from vision.train import build_model
+
+    sizes = []
+    for arch in ("reader", "reader_wide", "reader_large"):
+        model = build_model(arch).eval()
+        with torch.no_grad():
+            out = model(torch.rand(2, 3, CROP_H, CROP_W))
+        assert out.shape == (2, len(CLASSES))
+        sizes.append(sum(p.numel() for p in model.parameters()))
+    assert sizes[0] < sizes[1] < sizes[2] < 2 * sizes[1]
+
+
 def test_device_training_needs_its_calibration_chunk(tmp_path) -> None:
     """A data deadline that leaves out the calibration chunk is an error, not a model
     calibrated on nothing."""
