@@ -223,18 +223,16 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     x_cal, y_cal = torch.from_numpy(xc_np).to(dev), torch.from_numpy(yc_np).to(dev)
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
-    def fresh_model():  # noqa: ANN202
-        m = build_model(arch)
-        if init is not None:
-            load_onnx_weights(m, init)
-        return m.to(dev).to(memory_format=torch.channels_last)
+    model = build_model(arch)
+    if init is not None:
+        load_onnx_weights(model, init)
+    model = model.to(dev).to(memory_format=torch.channels_last)
 
     def train_mode() -> None:
         model.train()
         if init is not None:
             freeze_batchnorm(model)  # the folded statistics of init stay
 
-    model = fresh_model()
     is_reject = y_tr == REJECT_INDEX
     per_epoch = int((~is_reject).sum()) + round(reject_fraction * int(is_reject.sum()))
     steps_per_epoch = per_epoch // batch + 1
