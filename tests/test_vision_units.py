@@ -20,6 +20,31 @@ def test_label_set() -> None:
     assert not is_card_code("10S") and not is_card_code("face_down")
 
 
+def test_legibility_flags_a_covered_cut_or_blurred_index() -> None:
+    """``label_frames(..., legibility=True)``: the labels are those without it, and a card-code
+    frame is illegible when a little of its index is covered, when it is cut smaller than the
+    card, or when the scene's blur is large for the card's width."""
+    from vision.train import label_frames
+
+    def scene(vis: float, blur: float) -> dict:
+        return {"photometric": {"gaussian_blur": blur, "motion_blur_px": 0},
+                "cards": [{"code": "7H", "corners": [[100, 100], [160, 100], [160, 187],
+                                                     [100, 187]],
+                           "card_width_px": 60.0, "index_visible": [vis, 1.0]}]}
+
+    def frame(scale: float) -> IndexFrame:
+        return IndexFrame(np.array([100.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+                          60.0 * scale, 87.0 * scale, False)
+
+    cases = [((1.0, 0.0, 1.0), False), ((0.95, 0.0, 1.0), True), ((1.0, 0.0, 0.85), True),
+             ((1.0, 1.0, 1.0), False), ((1.0, 2.0, 1.0), True)]
+    for (vis, blur, scale), want in cases:
+        labels = scene(vis, blur)
+        y, illegible = label_frames([frame(scale)], labels, legibility=True)
+        assert y.tolist() == label_frames([frame(scale)], labels).tolist() == [CLASSES.index("7H")]
+        assert illegible.tolist() == [want], (vis, blur, scale)
+
+
 def test_render_table_labels_match_request() -> None:
     rng = np.random.default_rng(0)
     deal = {"seat2": ["AS", "TD", "7C"], "dealer": ["KH", "XX"]}
@@ -392,7 +417,7 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     out = tmp_path / "model" / "m.onnx"
     args = ["--work", str(tmp_path / "data"), "--scenes", "4", "--chunks", "2",
             "--cal-scenes", "2", "--workers", "2", "--arch", "gate", "--device", "cpu",
-            "--epochs", "1", "--batch", "64", "--out", str(out)]
+            "--epochs", "1", "--batch", "64", "--legibility", "--out", str(out)]
     # procedural decks only: the aisleriot sheets need rsvg-convert or a filled cache
     script = ("import sys, vision.train, vision.train_device as td\n"
               "vision.train.training_designs = lambda rng, *_: "
@@ -405,6 +430,8 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     summary = json.loads((out.parent / "train_summary.json").read_text())
     assert summary["missing_chunks"] == [] and len(summary["train"]) == 2
     assert summary["n_train"] > 100 and summary["epochs"] == 1
+    with np.load(tmp_path / "data" / "data0.npz") as z:  # --legibility: one flag per crop
+        assert z["illegible"].dtype == bool and len(z["illegible"]) == len(z["y"])
     log = [json.loads(line) for line in (out.parent / "train_log.jsonl").read_text().splitlines()]
     assert len(log) == 1 and 0.0 <= log[0]["cal_acc"] <= 1.0
     crops = extract_crops(np.full((200, 200, 3), 200, np.uint8),
@@ -419,7 +446,8 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     tuned = tmp_path / "tuned" / "m.onnx"
     args2 = ["--work", str(tmp_path / "data"), "--use-existing", "--arch", "gate",
              "--device", "cpu", "--init", str(out), "--train-seconds", "4", "--batch", "64",
-             "--max-lr", "1e-4", "--label-smoothing", "0.05", "--out", str(tuned)]
+             "--max-lr", "1e-4", "--label-smoothing", "0.05", "--soft-illegible",
+             "--out", str(tuned)]
     run = subprocess.run([sys.executable, "-m", "vision.train_device", *args2], cwd=root,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]

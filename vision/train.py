@@ -36,10 +36,32 @@ from vision.procedural import EXTRA_TTF_FAMILIES, TRAIN_FAMILIES, TTF_FAMILIES
 from vision.proposals import IndexFrame, propose
 from vision.synth import random_deal, render_table
 
+#: A frame labelled with a card code is *illegible* (:func:`label_frames` with
+#: ``legibility``) when its index may not show the suit: less of the card's index region
+#: visible than this (a later card may cover the suit under the rank) ...
+LEGIBLE_VISIBLE = 0.99
+#: ... a frame smaller than this share of the card (its crop may cut the suit off) ...
+LEGIBLE_SCALE = 0.9
+#: ... or the scene blurred by more than this share of the card width (Gaussian sigma, or a
+#: third of the motion-blur length): 1.25 px on a 50 px card, where the suit is 5-8 px.
+LEGIBLE_BLUR = 0.025
 
-def label_frames(frames: list[IndexFrame], labels: dict) -> np.ndarray:
-    """Class index per frame (``-1`` = ambiguous, leave out), from scene labels."""
+
+def scene_blur_px(labels: dict) -> float:
+    """The blur of a rendered scene in pixels (0 for a clean one), from its labels."""
+    applied = labels.get("photometric", {})
+    return max(float(applied.get("gaussian_blur", 0.0)),
+               float(applied.get("motion_blur_px", 0)) / 3.0)
+
+
+def label_frames(frames: list[IndexFrame], labels: dict,
+                 legibility: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Class index per frame (``-1`` = ambiguous, leave out), from scene labels; with
+    ``legibility`` also, per frame, whether a card-code frame is illegible (see
+    :data:`LEGIBLE_VISIBLE`)."""
     out = np.full(len(frames), REJECT_INDEX, np.int64)
+    illegible = np.zeros(len(frames), bool)
+    blur = scene_blur_px(labels)
     cards = labels["cards"]
     for i, f in enumerate(frames):
         for card in cards:
@@ -63,7 +85,9 @@ def label_frames(frames: list[IndexFrame], labels: dict) -> np.ndarray:
                     out[i] = -1
                 elif vis >= 0.85:
                     out[i] = CLASS_INDEX[card["code"]]
-    return out
+                    illegible[i] = (vis < LEGIBLE_VISIBLE or f.width < LEGIBLE_SCALE * w
+                                    or blur > LEGIBLE_BLUR * w)
+    return (out, illegible) if legibility else out
 
 
 def jittered_truth_frames(labels: dict, rng: np.random.Generator,
@@ -113,12 +137,15 @@ def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
 
 
 def generate(n_scenes: int, seed: int, out: Path, ttf_share: float = 0.0,
-             legacy_designs: bool = False, extra_fonts: bool = False) -> None:
-    """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz)."""
+             legacy_designs: bool = False, extra_fonts: bool = False,
+             legibility: bool = False) -> None:
+    """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz:
+    ``x``, ``y``, and with ``legibility`` a boolean ``illegible`` per crop, see
+    :func:`label_frames`; the scenes and crops are the same either way)."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
-    xs, ys = [], []
+    xs, ys, ills = [], [], []
     for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
         design = training_designs(rng, ttf_share, legacy_designs, extra_fonts)
         size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
@@ -126,7 +153,7 @@ def generate(n_scenes: int, seed: int, out: Path, ttf_share: float = 0.0,
         frames = propose(img) + jittered_truth_frames(labels, rng)
         if not frames:
             continue
-        y = label_frames(frames, labels)
+        y, illegible = label_frames(frames, labels, legibility=True)
         keep = y >= 0
         rej = y == REJECT_INDEX
         keep &= ~rej | (rng.random(len(y)) < 0.5)
@@ -134,7 +161,11 @@ def generate(n_scenes: int, seed: int, out: Path, ttf_share: float = 0.0,
             crops = extract_crops(img, [f for f, k in zip(frames, keep, strict=True) if k])
             xs.append((crops * 255).astype(np.uint8))
             ys.append(y[keep])
-    np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
+            ills.append(illegible[keep])
+    arrays = {"x": np.concatenate(xs), "y": np.concatenate(ys)}
+    if legibility:
+        arrays["illegible"] = np.concatenate(ills)
+    np.savez_compressed(out, **arrays)
 
 
 ARCHITECTURES = ("gate", "gate_half", "reader", "reader_wide", "reader_large")

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.codes import REJECT_INDEX
+from vision.codes import CLASSES, REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
 from vision.train import (
     ARCHITECTURES,
@@ -45,24 +45,25 @@ from vision.train import (
 )
 
 
-def _render_chunk(job: tuple[int, int, str, float, bool, bool]) -> tuple[str, float]:
+def _render_chunk(job: tuple[int, int, str, float, bool, bool, bool]) -> tuple[str, float]:
     """Worker: render one seeded chunk into ``path`` (written whole, then renamed)."""
     import cv2
 
     cv2.setNumThreads(1)
-    scenes, seed, path, ttf_share, legacy_designs, extra_fonts = job
+    scenes, seed, path, ttf_share, legacy_designs, extra_fonts, legibility = job
     t0 = time.time()
     out = Path(path)
     if not out.exists():
         tmp = out.with_name(out.stem + ".part.npz")
-        generate(scenes, seed, tmp, ttf_share, legacy_designs, extra_fonts)
+        generate(scenes, seed, tmp, ttf_share, legacy_designs, extra_fonts, legibility)
         tmp.rename(out)
     return path, time.time() - t0
 
 
 def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
               deadline: float | None, cal_scenes: int, ttf_share: float = 0.0,
-              legacy_designs: bool = False, extra_fonts: bool = False) -> dict:
+              legacy_designs: bool = False, extra_fonts: bool = False,
+              legibility: bool = False) -> dict:
     """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
 
     Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
@@ -73,9 +74,9 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
     work.mkdir(parents=True, exist_ok=True)
     per = scenes // chunks
     cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), ttf_share, legacy_designs,
-           extra_fonts)
+           extra_fonts, legibility)
     jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), ttf_share,
-                     legacy_designs, extra_fonts) for k in range(chunks)]
+                     legacy_designs, extra_fonts, legibility) for k in range(chunks)]
     t0 = time.time()
     done: list[str] = []
     with mp.get_context("fork").Pool(workers) as pool:
@@ -110,16 +111,21 @@ def existing_data(work: Path) -> dict:
     return {"train": train_files, "cal": str(cal), "missing_chunks": [], "data_seconds": 0.0}
 
 
-def _load(files: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def _load(files: list[str], legibility: bool = False) -> tuple[np.ndarray, np.ndarray,
+                                                               np.ndarray | None]:
+    """Crops, labels and (with ``legibility``) the ``illegible`` flags of ``files``."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def read(path: str) -> tuple[np.ndarray, np.ndarray]:
+    def read(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         with np.load(path) as z:  # zlib lets go of the GIL: the files decompress in parallel
-            return z["x"], z["y"]
+            if legibility and "illegible" not in z:
+                raise ValueError(f"{path} has no illegible flags: render it with --legibility")
+            return z["x"], z["y"], z["illegible"] if legibility else None
 
     with ThreadPoolExecutor(max(1, min(16, len(files)))) as pool:
         parts = list(pool.map(read, files))
-    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+    flags = np.concatenate([p[2] for p in parts]) if legibility else None
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), flags)
 
 
 def _augment(x, gen):  # noqa: ANN001, ANN202 - torch tensors; torch is a training-only dependency
@@ -203,23 +209,26 @@ def _evaluate(model, x, y) -> dict:  # noqa: ANN001
 def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int,
           device: str, epochs: int | None, train_seconds: float | None, batch: int,
           max_lr: float, reject_fraction: float, init: Path | None = None,
-          label_smoothing: float = 0.0) -> dict:
+          label_smoothing: float = 0.0, soft_illegible: bool = False) -> dict:
     """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
 
     From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
     :func:`vision.train.train` does it: its weights loaded, its BatchNorms frozen, and the
-    learning rate peaking at 10 % of the steps rather than 25 %.
+    learning rate peaking at 10 % of the steps rather than 25 %. With ``soft_illegible`` (data
+    rendered with ``--legibility``) a card-code crop flagged illegible is trained towards its
+    rank with the four suits equally likely (:func:`soft_targets`), not towards its exact code.
     """
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     dev = torch.device(device)
-    x_np, y_np = _load(files)
+    x_np, y_np, ill_np = _load(files, soft_illegible)
     x_tr = torch.from_numpy(x_np).to(dev)
     y_tr = torch.from_numpy(y_np).to(dev)
-    del x_np, y_np
-    xc_np, yc_np = _load([cal])
+    ill_tr = torch.from_numpy(ill_np).to(dev) if ill_np is not None else None
+    del x_np, y_np, ill_np
+    xc_np, yc_np, _ = _load([cal])
     x_cal, y_cal = torch.from_numpy(xc_np).to(dev), torch.from_numpy(yc_np).to(dev)
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
@@ -242,7 +251,9 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     def step(opt, idx) -> float:  # noqa: ANN001
         xb = _augment(x_tr[idx].float() / 255, gen).contiguous(memory_format=torch.channels_last)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
-            loss = lossf(model(xb).float(), y_tr[idx])
+            target = (y_tr[idx] if ill_tr is None
+                      else soft_targets(y_tr[idx], ill_tr[idx], len(CLASSES)))
+            loss = lossf(model(xb).float(), target)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -297,6 +308,28 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
             "reject_fraction": reject_fraction}
 
 
+def soft_targets(y, illegible, n_classes: int):  # noqa: ANN001, ANN201 - torch tensors
+    """Target distributions: one-hot, except for the ``illegible`` card codes, whose four
+    suits of the rank share it (the classes run ``AS AH AD AC 2S ...``: a rank's four are
+    consecutive).
+
+    >>> import torch
+    >>> t = soft_targets(torch.tensor([5, 5, 53]), torch.tensor([False, True, False]), 54)
+    >>> t[0].nonzero().flatten().tolist(), t[1, 4:8].tolist(), t[2].argmax().item()
+    ([5], [0.25, 0.25, 0.25, 0.25], 53)
+    """
+    import torch
+
+    t = torch.nn.functional.one_hot(y, n_classes).float()
+    soft = illegible & (y < 52)
+    if bool(soft.any()):
+        first = (y[soft] // 4) * 4
+        rows = torch.zeros(len(first), n_classes, device=y.device)
+        rows.scatter_(1, first[:, None] + torch.arange(4, device=y.device)[None], 0.25)
+        t[soft] = rows
+    return t
+
+
 def one_cycle_lr(frac: float, max_lr: float, peak_at: float) -> float:
     """The learning rate at ``frac`` (0-1) of a one-cycle schedule peaking at ``peak_at``.
 
@@ -349,6 +382,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", type=Path, default=None,
                     help="an exported ONNX model of --arch to fine-tune (default: from scratch)")
     ap.add_argument("--label-smoothing", type=float, default=0.0)
+    ap.add_argument("--legibility", action="store_true",
+                    help="render: store which card-code crops are illegible (vision.train."
+                         "label_frames)")
+    ap.add_argument("--soft-illegible", action="store_true",
+                    help="train illegible card-code crops towards their rank, suits alike "
+                         "(data rendered with --legibility)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -357,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         data = make_data(args.work, args.scenes, args.chunks, args.seed, args.workers,
                          args.data_deadline, args.cal_scenes, args.ttf_share,
-                         args.legacy_designs, args.extra_fonts)
+                         args.legacy_designs, args.extra_fonts, args.legibility)
     print(json.dumps({"chunks": len(data["train"]),
                       **{k: v for k, v in data.items() if k != "train"}}), flush=True)
     if args.data_only:
@@ -366,7 +405,8 @@ def main(argv: list[str] | None = None) -> int:
     log_dir.mkdir(parents=True, exist_ok=True)
     info = train(data["train"], data["cal"], args.out, log_dir / "train_log.jsonl", args.arch,
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
-                 args.max_lr, args.reject_fraction, args.init, args.label_smoothing)
+                 args.max_lr, args.reject_fraction, args.init, args.label_smoothing,
+                 args.soft_illegible)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
