@@ -186,7 +186,8 @@ def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only 
     ``reader_wide`` (``cards_v3``): the reader's layout with a third more channels and a wider
     dense layer (~29 M multiply-adds), trained on an accelerator (:mod:`vision.train_device`).
     ``reader_large``: the same layout with a quarter more channels again (~45 M multiply-adds,
-    1.55 times ``reader_wide``): what a 720p frame's time budget leaves room for.
+    1.55 times ``reader_wide``): about what the 720p time budget's spare leaves room for
+    (estimated from the reader's share of a frame, 6-20 ms; not adopted, ``cards_v4.md``).
     """
     from torch import nn
 
