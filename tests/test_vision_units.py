@@ -462,7 +462,7 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
 
 def test_reader_architectures_take_a_crop_and_grow_in_order() -> None:
     """Every reader layout maps canonical crops to the class list, and each is larger than the
-    one before (``reader_large`` is the one a 720p frame's time leaves room for)."""
+    one before, ``reader_large`` by less than twice ``reader_wide``'s weights."""
     torch = pytest.importorskip("torch")
     from vision.train import build_model
 
