@@ -460,6 +460,23 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     assert Recognizer(tuned).classify(crops).shape == (3, len(CLASSES))
 
 
+def test_soft_targets_share_an_illegible_code_among_its_suits() -> None:
+    """An illegible card code's target is its rank's four suits alike; a legible code, a
+    face-down card or a reject stays one-hot (flagged or not)."""
+    torch = pytest.importorskip("torch")
+    from vision.train_device import soft_targets
+
+    y = torch.tensor([CLASSES.index("2H"), CLASSES.index("2H"), CLASSES.index("reject"),
+                      CLASSES.index("KC")])
+    t = soft_targets(y, torch.tensor([False, True, True, True]), len(CLASSES))
+    assert t[0].nonzero().flatten().tolist() == [CLASSES.index("2H")]
+    twos = [CLASSES.index(c) for c in ("2S", "2H", "2D", "2C")]
+    assert t[1, twos].tolist() == [0.25] * 4 and float(t[1].sum()) == 1.0
+    assert t[2].nonzero().flatten().tolist() == [CLASSES.index("reject")]
+    kings = [CLASSES.index(c) for c in ("KS", "KH", "KD", "KC")]
+    assert t[3, kings].tolist() == [0.25] * 4
+
+
 def test_reader_architectures_take_a_crop_and_grow_in_order() -> None:
     """Every reader layout maps canonical crops to the class list, and each is larger than the
     one before, ``reader_large`` by less than twice ``reader_wide``'s weights."""

@@ -311,13 +311,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
 def soft_targets(y, illegible, n_classes: int):  # noqa: ANN001, ANN201 - torch tensors
     """Target distributions: one-hot, except for the ``illegible`` card codes, whose four
     suits of the rank share it (the classes run ``AS AH AD AC 2S ...``: a rank's four are
-    consecutive).
-
-    >>> import torch
-    >>> t = soft_targets(torch.tensor([5, 5, 53]), torch.tensor([False, True, False]), 54)
-    >>> t[0].nonzero().flatten().tolist(), t[1, 4:8].tolist(), t[2].argmax().item()
-    ([5], [0.25, 0.25, 0.25, 0.25], 53)
-    """
+    consecutive). Tested in ``tests/test_vision_units.py`` (torch is a training extra)."""
     import torch
 
     t = torch.nn.functional.one_hot(y, n_classes).float()
