@@ -209,21 +209,26 @@ def _evaluate(model, x, y) -> dict:  # noqa: ANN001
 def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int,
           device: str, epochs: int | None, train_seconds: float | None, batch: int,
           max_lr: float, reject_fraction: float, init: Path | None = None,
-          label_smoothing: float = 0.0, soft_illegible: bool = False) -> dict:
+          label_smoothing: float = 0.0, soft_illegible: bool = False,
+          drop_illegible: bool = False) -> dict:
     """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
 
     From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
     :func:`vision.train.train` does it: its weights loaded, its BatchNorms frozen, and the
     learning rate peaking at 10 % of the steps rather than 25 %. With ``soft_illegible`` (data
     rendered with ``--legibility``) a card-code crop flagged illegible is trained towards its
-    rank with the four suits equally likely (:func:`soft_targets`), not towards its exact code.
+    rank with the four suits equally likely (:func:`soft_targets`), not towards its exact code;
+    with ``drop_illegible`` such crops are left out of training.
     """
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     dev = torch.device(device)
-    x_np, y_np, ill_np = _load(files, soft_illegible)
+    x_np, y_np, ill_np = _load(files, soft_illegible or drop_illegible)
+    if drop_illegible:
+        legible = ~(ill_np & (y_np < 52))
+        x_np, y_np, ill_np = x_np[legible], y_np[legible], None
     x_tr = torch.from_numpy(x_np).to(dev)
     y_tr = torch.from_numpy(y_np).to(dev)
     ill_tr = torch.from_numpy(ill_np).to(dev) if ill_np is not None else None
@@ -382,9 +387,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--soft-illegible", action="store_true",
                     help="train illegible card-code crops towards their rank, suits alike "
                          "(data rendered with --legibility)")
+    ap.add_argument("--drop-illegible", action="store_true",
+                    help="leave illegible card-code crops out of training (data rendered with "
+                         "--legibility)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     args = ap.parse_args(argv)
+    if args.soft_illegible and args.drop_illegible:
+        ap.error("--soft-illegible and --drop-illegible exclude each other")
     if args.use_existing:
         data = existing_data(args.work)
     else:
@@ -400,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     info = train(data["train"], data["cal"], args.out, log_dir / "train_log.jsonl", args.arch,
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
                  args.max_lr, args.reject_fraction, args.init, args.label_smoothing,
-                 args.soft_illegible)
+                 args.soft_illegible, args.drop_illegible)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
