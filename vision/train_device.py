@@ -16,7 +16,11 @@ exact command is in its model card)::
 left out and named in the summary (rerun with ``--chunks``/``--only-chunks`` to get the same
 set). ``--train-seconds`` runs the learning-rate schedule on the wall clock and stops when
 it is spent (the steps taken are logged; pass ``--epochs`` for a schedule by steps instead).
-GPU kernels are not bit-for-bit reproducible; the data are.
+GPU kernels are not bit-for-bit reproducible; the data are. ``--init`` fine-tunes an
+exported model instead of training from scratch. ``--legibility`` flags, as the chunks are
+rendered, the card-code crops whose suit may not show; ``--soft-illegible`` trains those
+towards their rank with the suits alike and ``--drop-illegible`` leaves them out
+(``models/cards_v4.md``, ninth session, for what each did).
 """
 
 from __future__ import annotations
