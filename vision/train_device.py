@@ -300,7 +300,9 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
                 tot += step(opt, idx) * len(idx)
                 n += len(idx)
                 steps_done += 1
-            if total_steps is not None and steps_done >= total_steps:
+            if epochs is not None and ep + 1 >= epochs:
+                # by steps, the run is the epochs asked for: a reject draw that leaves an epoch
+                # a step short must not add a further epoch at the schedule's tail
                 frac = 1.0
             if n == 0:  # the budget ran out as this epoch began: the last one is the model
                 break
