@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -138,16 +139,19 @@ def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
 
 def generate(n_scenes: int, seed: int, out: Path, ttf_share: float = 0.0,
              legacy_designs: bool = False, extra_fonts: bool = False,
-             legibility: bool = False) -> None:
+             legibility: bool = False,
+             pick: Callable[[np.random.Generator], str] | None = None) -> None:
     """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz:
     ``x``, ``y``, and with ``legibility`` a boolean ``illegible`` per crop, see
-    :func:`label_frames`; the scenes and crops are the same either way)."""
+    :func:`label_frames`; the scenes and crops are the same either way). ``pick`` draws each
+    scene's design instead of :func:`training_designs` (a house deck's enrollment)."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
     xs, ys, ills = [], [], []
     for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
-        design = training_designs(rng, ttf_share, legacy_designs, extra_fonts)
+        design = (pick(rng) if pick is not None
+                  else training_designs(rng, ttf_share, legacy_designs, extra_fonts))
         size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
         img, labels = render_table(random_deal(rng), rng, design=design, size=size)
         frames = propose(img) + jittered_truth_frames(labels, rng)
@@ -239,7 +243,8 @@ def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only 
 
 
 def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
-    """Initialise :func:`build_model` from an exported ONNX model of the same shape.
+    """Initialise :func:`build_model` from an exported ONNX model of the same shape, float or
+    quantised by :mod:`vision.quantize` (its integer weights are turned back into floats).
 
     The exporter folds each BatchNorm into the convolution before it; the folded kernel goes to
     the convolution and the folded bias to the BatchNorm, whose statistics become the identity
@@ -253,6 +258,7 @@ def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
 
     graph = onnx.load(str(path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    weights.update(_dequantized(graph, weights))
     convs = [n for n in graph.node if n.op_type == "Conv"]
     gemms = [n for n in graph.node if n.op_type == "Gemm"]
     mods = list(model)
@@ -263,14 +269,35 @@ def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
         raise ValueError(f"{path}: layers do not match the model")
     with torch.no_grad():
         for node, conv, bn in zip(convs, conv_mods, bn_mods, strict=True):
-            conv.weight.copy_(torch.from_numpy(weights[node.input[1]]))
-            bn.bias.copy_(torch.from_numpy(weights[node.input[2]]))
+            conv.weight.copy_(torch.from_numpy(np.array(weights[node.input[1]])))
+            bn.bias.copy_(torch.from_numpy(np.array(weights[node.input[2]])))
             bn.weight.fill_(1.0)
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
         for node, lin in zip(gemms, lin_mods, strict=True):
-            lin.weight.copy_(torch.from_numpy(weights[node.input[1]]))
-            lin.bias.copy_(torch.from_numpy(weights[node.input[2]]))
+            lin.weight.copy_(torch.from_numpy(np.array(weights[node.input[1]])))
+            lin.bias.copy_(torch.from_numpy(np.array(weights[node.input[2]])))
+
+
+def _dequantized(graph, weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
+    """The float value of every ``DequantizeLinear`` of constant inputs in ``graph``: a model
+    quantised by :mod:`vision.quantize` (QDQ) keeps its kernels and biases as integers and
+    scales, ``(q - zero_point) * scale`` per output channel."""
+    out = {}
+    for node in graph.node:
+        if node.op_type != "DequantizeLinear" or not all(i in weights for i in node.input):
+            continue
+        q = weights[node.input[0]].astype(np.float64)
+        scale = weights[node.input[1]].astype(np.float64)
+        zero = (weights[node.input[2]].astype(np.float64) if len(node.input) > 2
+                else np.zeros_like(scale))
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+        if scale.ndim == 1 and q.ndim > 1:  # per channel along ``axis``
+            shape = [1] * q.ndim
+            shape[axis] = -1
+            scale, zero = scale.reshape(shape), zero.reshape(shape)
+        out[node.output[0]] = ((q - zero) * scale).astype(np.float32)
+    return out
 
 
 def freeze_batchnorm(model) -> None:  # noqa: ANN001
@@ -312,7 +339,9 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     is_reject = y_tr == REJECT_INDEX
     per_epoch = int((~is_reject).sum() + round(reject_fraction * is_reject.sum()))
-    steps = epochs * (per_epoch // 256 + 8)  # + margin: the reject draw varies by epoch
+    # + margin: the reject draw varies by epoch; at least 20 steps, or the one-cycle schedule
+    # of a tiny run (a test's) has an empty warm-up and divides by zero
+    steps = max(20, epochs * (per_epoch // 256 + 8))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps,
                                                 pct_start=0.1 if init is not None else 0.3)
     lossf = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
