@@ -103,6 +103,34 @@ THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95
                                   0.975, 0.98, 0.985, 0.99, 0.993, 0.995, 0.997, 0.999)
 
 
+def pick_threshold(rows: list[dict], max_error: float, max_fp: float,
+                   bound: bool = True) -> dict:
+    """The row of a frame sweep (ascending thresholds) with the smallest threshold at which
+    it and every higher one make at most ``max_error`` misreads per reported card (with
+    ``bound``, the 95 % upper confidence bound of that rate) and at most ``max_fp`` false
+    positives per frame; the highest row when even that one fails.
+
+    >>> rows = [{"threshold": t, "misread": m, "reported": 4000, "misread_rate": m / 4000,
+    ...          "false_positives": 0, "frames": 400} for t, m in ((0.9, 9), (0.95, 2),
+    ...                                                             (0.99, 0), (0.999, 0))]
+    >>> pick_threshold(rows, 0.001, 0.1)["threshold"]   # bound: 2 in 4000 -> 0.16 %
+    0.99
+    >>> pick_threshold(rows, 0.001, 0.1, bound=False)["threshold"]
+    0.95
+    """
+    def misreads_ok(r: dict) -> bool:
+        if bound:
+            return misread_upper_bound(r["misread"], r["reported"]) <= max_error
+        return r["misread_rate"] <= max_error
+
+    ok = [misreads_ok(r) and r["false_positives"] <= max_fp * r["frames"] for r in rows]
+    # the smallest threshold at which it and every higher one meet both limits
+    k = len(rows) - 1
+    while k > 0 and ok[k - 1] and ok[k]:
+        k -= 1
+    return rows[k]
+
+
 def threshold_scores(rec, reads: list, labels: dict) -> list:  # noqa: ANN001
     """One frame's :class:`vision.evaluate.Score` at every threshold of :data:`THRESHOLDS`,
     from its reads (:meth:`vision.recognize.Recognizer.read`, which no threshold changes)."""
@@ -169,17 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             meta.setdefault("rendered_sweeps", []).append(
                 {k: extra[k] for k in ("frames", "frames_per_design", "seed")})
 
-        def misreads_ok(r: dict) -> bool:
-            if args.bound:
-                return misread_upper_bound(r["misread"], r["reported"]) <= args.max_error
-            return r["misread_rate"] <= args.max_error
-
-        ok = [misreads_ok(r) and r["false_positives"] <= args.max_fp * r["frames"] for r in rows]
-        # the smallest threshold at which it and every higher one meet both limits
-        k = len(rows) - 1
-        while k > 0 and ok[k - 1] and ok[k]:
-            k -= 1
-        pick = rows[k]
+        pick = pick_threshold(rows, args.max_error, args.max_fp, args.bound)
         meta.update(threshold=pick["threshold"], frame_calibration=pick,
                     frame_sweep=rows, calibration_frames=[str(f) for f in args.frames],
                     rule={"max_error": args.max_error, "max_fp": args.max_fp,

@@ -29,9 +29,14 @@ from vision.dataset import design_list
 from vision.evaluate import Score
 from vision.synth import random_deal, render_table
 
-#: Per worker process: the models (set before the pool forks) and their recognisers.
+#: Per worker process: the models (:func:`_init_worker`) and their recognisers.
 _MODELS: list[str] = []
 _RECOGNIZERS: dict = {}
+
+
+def _init_worker(models: list[str]) -> None:
+    _MODELS[:] = models
+    _RECOGNIZERS.clear()
 
 
 def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:
@@ -65,14 +70,16 @@ def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:
 
 
 def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
-                   workers: int) -> dict:
-    """Summed scores per model and threshold (see the module docstring). The workers are
-    forked: call this from a process with no other threads running (the command line)."""
-    _MODELS[:] = models
-    jobs = [(d, k, seed) for d in design_list("train", seed) for k in range(frames_per_design)]
+                   workers: int, designs: list[str] | None = None) -> dict:
+    """Summed scores per model and threshold (see the module docstring); ``designs`` instead
+    of the training designs (a house deck's, :mod:`vision.enroll`). The workers are spawned,
+    not forked: a fork of a process whose OpenCV or torch threads have run can deadlock."""
+    jobs = [(d, k, seed) for d in designs or design_list("train", seed)
+            for k in range(frames_per_design)]
     totals = {m: [Score() for _ in THRESHOLDS] for m in models}
     t0 = time.time()
-    with mp.get_context("fork").Pool(workers) as pool:
+    with mp.get_context("spawn").Pool(workers, initializer=_init_worker,
+                                      initargs=(list(models),)) as pool:
         for i, res in enumerate(pool.imap_unordered(_frame_scores, jobs, chunksize=4)):
             for m, scores in res.items():
                 for total, s in zip(totals[m], scores, strict=True):
