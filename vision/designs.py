@@ -137,9 +137,14 @@ _DESIGN_CACHE: dict[str, CardDesign] = {}
 
 
 def get_design(name: str) -> CardDesign:
-    """A design by name: an aisleriot name, or ``proc:<family>:<seed>`` for a procedural deck."""
+    """A design by name: an aisleriot name, ``proc:<family>:<seed>`` for a procedural deck, or
+    ``deck:<directory>`` for a deck directory (:mod:`vision.deckdir`, a house deck)."""
     if name not in _DESIGN_CACHE:
-        if name.startswith("proc:"):
+        if name.startswith("deck:"):
+            from vision.deckdir import load_deck_dir
+
+            _DESIGN_CACHE[name] = load_deck_dir(Path(name[len("deck:"):]))
+        elif name.startswith("proc:"):
             from vision.procedural import procedural_design
 
             _, family, seed = name.split(":")
