@@ -1,0 +1,159 @@
+"""House-deck enrollment: deck directories (loading, every refusal), the models' int8 weights
+turned back into floats, and a whole enrollment run on a small scale (torch: the train extra)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.deckdir import DeckError, load_deck_dir, write_deck_dir
+from vision.designs import get_design
+from vision.recognize import DEFAULT_MODEL, Recognizer
+from vision.synth import render_table
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+
+
+@pytest.fixture(scope="module")
+def deck_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("deck")
+    assert write_deck_dir(get_design("proc:2:11"), folder) == 53
+    return folder
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    dst.mkdir(parents=True, exist_ok=True)
+    for p in src.iterdir():
+        (dst / p.name).write_bytes(p.read_bytes())
+    return dst
+
+
+def test_deck_dir_round_trip_renders_like_any_design(deck_dir: Path) -> None:
+    original = get_design("proc:2:11")
+    deck = load_deck_dir(deck_dir)
+    assert deck.size == original.size and len(deck.backs) == 1
+    assert np.array_equal(deck.faces["QH"], original.faces["QH"])
+    rng = np.random.default_rng(3)
+    img, labels = render_table({"seat1": ["QH", "TS"], "dealer": ["AD", "XX"]}, rng,
+                               design=f"deck:{deck_dir}", clean=True)
+    assert labels["design"] == f"deck:{deck_dir}"
+    assert [c["code"] for c in labels["cards"]] == ["QH", "TS", "AD", "face_down"]
+    assert img.shape == (720, 1280, 3)
+
+
+def test_scans_without_alpha_get_round_corners_and_any_size(deck_dir: Path,
+                                                            tmp_path: Path) -> None:
+    """A JPEG scan (no alpha, another resolution, ``10`` for ten, lower case) loads."""
+    folder = _copy(deck_dir, tmp_path / "scans")
+    for p in list(folder.glob("*.png")):
+        img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
+        big = cv2.resize(img[..., :3], (320, int(round(320 * img.shape[0] / img.shape[1]))))
+        name = p.stem.lower().replace("t", "10", 1) if p.stem.startswith("T") else p.stem
+        cv2.imwrite(str(folder / f"{name}.jpg"), big, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        p.unlink()
+    deck = load_deck_dir(folder)
+    face = deck.faces["TH"]
+    assert face.shape[1] == 160 and face.shape[2] == 4
+    assert face[0, 0, 3] == 0 and face[face.shape[0] // 2, 80, 3] == 255  # corner cut, body kept
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda d: (d / "7C.png").unlink(), "1 face missing: 7C"),
+    (lambda d: [(d / f"{c}.png").unlink() for c in ("7C", "8C")], "2 faces missing: 7C, 8C"),
+    (lambda d: (d / "back.png").unlink(), "no back image"),
+    (lambda d: (d / "joker.png").write_bytes((d / "AS.png").read_bytes()), "not a card code"),
+    (lambda d: (d / "as.jpg").write_bytes((d / "AS.png").read_bytes()), "AS twice"),
+    (lambda d: (d / "9H.png").write_bytes((d / "9H.png").read_bytes()[:200]),
+     "not a readable card image"),
+    (lambda d: cv2.imwrite(str(d / "KD.png"), cv2.rotate(cv2.imread(str(d / "KD.png"),
+                                                                     cv2.IMREAD_UNCHANGED),
+                                                          cv2.ROTATE_90_CLOCKWISE)),
+     "KD not the shape of the other faces"),
+])
+def test_bad_deck_dirs_are_refused_with_what_to_fix(deck_dir: Path, tmp_path: Path,
+                                                    change, words: str) -> None:  # noqa: ANN001
+    folder = _copy(deck_dir, tmp_path / "bad")
+    change(folder)
+    with pytest.raises(DeckError, match=words):
+        load_deck_dir(folder)
+
+
+def test_enroll_deck_command_refuses_a_bad_deck_before_any_work(deck_dir: Path,
+                                                                tmp_path: Path) -> None:
+    folder = _copy(deck_dir, tmp_path / "bad")
+    (folder / "back.png").unlink()
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "controller", "enroll-deck", str(folder),
+                        "--out", str(out)], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120)
+    assert r.returncode != 0
+    assert "no back image" in r.stderr
+    assert not out.exists()
+
+
+def test_quantised_reader_loads_back_as_floats() -> None:
+    """The bundled int8 reader turned back into a torch model reads as it does (the start of
+    every enrollment), and its architecture is recognised from its kernel shapes."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import torch
+
+    from vision.enroll import infer_arch
+    from vision.train import build_model, load_onnx_weights
+
+    assert infer_arch(DEFAULT_MODEL) == "reader_wide"
+    assert infer_arch(MODELS / "gate_v2.onnx") == "gate_half"
+    model = build_model("reader_wide")
+    load_onnx_weights(model, DEFAULT_MODEL)
+    model.eval()
+    rng = np.random.default_rng(0)
+    img, labels = render_table({"seat1": ["QH", "TS"], "seat4": ["AD", "7C"]}, rng,
+                               design="proc:2:11")
+    from vision.crops import extract_crops
+    from vision.train import jittered_truth_frames
+
+    crops = extract_crops(img, jittered_truth_frames(labels, rng, per_corner=4))
+    int8 = Recognizer(DEFAULT_MODEL).classify(crops)
+    with torch.no_grad():
+        floats = torch.softmax(model(torch.from_numpy(crops)), 1).numpy()
+    agree = (int8.argmax(1) == floats.argmax(1)).mean()
+    assert agree >= 0.95, agree
+    assert np.abs(int8 - floats).max(1).mean() < 0.05
+
+
+@pytest.mark.slow
+def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
+                                                               tmp_path: Path) -> None:
+    """A whole enrollment on a tiny scale: models, metadata, report, data removed."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.enroll import GATE_NAME, READER_NAME, enroll
+
+    out = tmp_path / "enrolled"
+    lines: list[str] = []
+    report = enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1,
+                    log=lines.append)
+    meta = json.loads((out / READER_NAME).with_suffix(".json").read_text())
+    bundled = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    assert meta["gate"] == GATE_NAME and (out / GATE_NAME).is_file()
+    assert meta["threshold"] >= bundled["threshold"]  # never looser than the bundled reader
+    assert meta["deck"] == f"deck:{deck_dir.resolve()}"
+    assert report["enrolled"]["threshold"] == meta["threshold"]
+    assert report["bundled"]["threshold"] == bundled["threshold"]
+    assert report["frames"] == 2 and report["bundled"]["frames"] == 2
+    # two frames cannot show a misread bound of 0.1 %: the report says so
+    assert report["enrolled"]["rule_met"] is False
+    assert len(report["training"]["reader"]) == 2  # before, and after the one epoch
+    assert not list((out / "work").glob("*.npz"))
+    rec = Recognizer(out / READER_NAME)
+    assert rec.threshold == meta["threshold"] and rec.gate_session is not None
+    img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
+                          design=f"deck:{deck_dir}")
+    assert set(rec.recognize(img)) >= {"cards", "face_down", "unreadable"}

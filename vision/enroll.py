@@ -1,0 +1,306 @@
+"""Enroll a house deck: the reader and the gate fine-tuned on scenes of the casino's own cards.
+
+    monster-match enroll-deck DECK --out DIR [--scenes 1000] [--epochs 2] [--frames 600]
+
+``DECK`` is a deck directory (:mod:`vision.deckdir`: the 52 faces and the back as images) or
+a design name (``plastic``, ``proc:5:1007``), for a lab trying the procedure. A casino deals
+one or two designs of its own; the bundled models have never seen them (their figures are
+for designs they never saw), and a model that has read many scenes of the house's cards
+reads them better, its back above all. The steps:
+
+1. render ``scenes`` training scenes, :data:`HOUSE_SHARE` of them with the house deck and the
+   rest with the training designs (so that the models keep what they know), into
+   ``DIR/work`` (:func:`vision.train.generate`);
+2. fine-tune the bundled reader (its int8 weights turned back into floats) and gate for
+   ``epochs`` epochs from their weights, BatchNorms frozen (:func:`vision.train.train`), and
+   quantise the reader to int8 (:mod:`vision.quantize`);
+3. render ``frames`` fresh labelled frames of the house deck (other seeds), read them with the
+   bundled models and the enrolled ones (:mod:`vision.sweep`), and set the enrolled
+   reader's operating threshold by the rule the bundled one was set by (the 95 % upper
+   bound of the misread rate within 0.1 %, at most 0.1 false positives a frame, at that
+   threshold and every higher one; :func:`vision.calibrate.pick_threshold`), never below the
+   bundled reader's threshold: enrollment is to read the house's cards better, not to trust
+   a reader more on a few hundred frames.
+
+Written to ``DIR``: ``cards_house.onnx`` + ``cards_house.json`` (threshold, gate, the sweep)
+and ``gate_house.onnx`` (use with ``--model DIR/cards_house.onnx``, or ``[camera] model`` in
+the table's TOML), and ``enroll_report.json``, the bundled and the enrolled models on the
+same house frames. Needs the ``train`` extra (torch, onnx) and, for the replay scenes'
+aisleriot designs, ``gnome-cards-data`` and ``rsvg-convert`` (without them the replay uses
+procedural decks only). On two cores the defaults take about 15 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from vision.designs import AISLERIOT_DIR, TRAIN_AISLERIOT, cache_dir, get_design
+from vision.procedural import TRAIN_FAMILIES
+from vision.recognize import DEFAULT_MODEL
+
+#: Share of the enrollment scenes drawn with the house deck; the rest replay training designs.
+#: Measured on the validation design ``plastic`` enrolled (2026-11-30, `models/cards_v4.md`).
+HOUSE_SHARE = 0.7
+READER_NAME, GATE_NAME = "cards_house.onnx", "gate_house.onnx"
+
+
+class EnrollError(RuntimeError):
+    """Enrollment cannot run (a missing training dependency, a bad deck, no bundled model)."""
+
+
+def _aisleriot_available() -> bool:
+    """Whether aisleriot designs can be drawn here (sheets cached, or the package and
+    ``rsvg-convert`` installed to rasterise them)."""
+    cached = all(any(cache_dir().glob(f"{name}-*.png")) for name in TRAIN_AISLERIOT)
+    return cached or (AISLERIOT_DIR.is_dir() and shutil.which("rsvg-convert") is not None)
+
+
+def design_picker(house: str, share: float, aisleriot: bool) -> Callable:
+    """Each scene's design: ``house`` with probability ``share``, else a training design
+    (aisleriot ones only if ``aisleriot``; procedural decks with OpenCV's fonts otherwise).
+
+    >>> pick = design_picker("deck:/x", 0.7, aisleriot=False)
+    >>> rng = np.random.default_rng(1)
+    >>> draws = [pick(rng) for _ in range(1000)]
+    >>> 650 < draws.count("deck:/x") < 750, all(d.startswith(("deck:", "proc:")) for d in draws)
+    (True, True)
+    """
+    def pick(rng: np.random.Generator) -> str:
+        if rng.random() < share:
+            return house
+        if aisleriot and rng.random() < 0.55:
+            return str(rng.choice(TRAIN_AISLERIOT))
+        return f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
+
+    return pick
+
+
+def _render_chunk(job: tuple[str, float, bool, int, int, str]) -> str:
+    import cv2
+
+    from vision.train import generate
+
+    cv2.setNumThreads(1)
+    house, share, aisleriot, n, seed, out = job
+    generate(n, seed, Path(out), pick=design_picker(house, share, aisleriot))
+    return out
+
+
+def render_data(house: str, work: Path, scenes: int, seed: int, workers: int,
+                share: float = HOUSE_SHARE) -> tuple[list[Path], Path]:
+    """Training chunks (one per worker) and a calibration chunk of enrollment scenes."""
+    work.mkdir(parents=True, exist_ok=True)
+    aisleriot = _aisleriot_available()
+    n = max(1, workers)
+    per = [scenes // n + (k < scenes % n) for k in range(n)]
+    jobs = [(house, share, aisleriot, c, seed * 100 + k, str(work / f"data{k}.npz"))
+            for k, c in enumerate(per) if c > 0]
+    jobs.append((house, share, aisleriot, max(scenes // 10, 4), seed * 100 + 99,
+                 str(work / "cal.npz")))
+    # spawned, not forked: a fork of a process whose OpenCV threads have run can deadlock
+    with mp.get_context("spawn").Pool(min(n, len(jobs))) as pool:
+        done = [Path(p) for p in pool.map(_render_chunk, jobs, chunksize=1)]
+    return done[:-1], done[-1]
+
+
+def infer_arch(model: Path) -> str:
+    """The :data:`vision.train.ARCHITECTURES` entry whose layers ``model`` has (kernel shapes
+    compared), so that a bundled model can be fine-tuned without knowing how it was built."""
+    import onnx
+    from onnx import numpy_helper
+    from torch import nn
+
+    from vision.train import ARCHITECTURES, _dequantized, build_model
+
+    graph = onnx.load(str(model)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    weights.update(_dequantized(graph, weights))
+    shapes = [tuple(weights[n.input[1]].shape) for n in graph.node
+              if n.op_type in ("Conv", "Gemm")]
+    for arch in ARCHITECTURES:
+        layers = [m for m in build_model(arch) if isinstance(m, nn.Conv2d | nn.Linear)]
+        if [tuple(m.weight.shape) for m in layers] == shapes:
+            return arch
+    raise EnrollError(f"{model}: not one of the architectures of vision.train")
+
+
+def _fine_tune(job: dict) -> dict:
+    """One fine-tune, run in a spawned process: the enrolling process never loads torch."""
+    from vision.train import train
+
+    info = train([Path(p) for p in job["data"]], [Path(job["cal"])], job["epochs"],
+                 job["seed"], Path(job["out"]), Path(job["log"]), init=Path(job["init"]),
+                 max_lr=1e-3, arch=infer_arch(Path(job["init"])),
+                 label_smoothing=job["label_smoothing"], reject_fraction=job["reject_fraction"],
+                 threads=job["threads"], geometric=True)
+    for k in range(job["epochs"]):  # the per-epoch copies are not needed
+        Path(job["out"]).with_name(f"{Path(job['out']).stem}.epoch{k}.onnx").unlink(
+            missing_ok=True)
+    return info
+
+
+def _check_training_extra() -> None:
+    """Torch and onnx present, without importing torch here (see :func:`_fine_tune`)."""
+    from importlib.util import find_spec
+
+    missing = [m for m in ("torch", "onnx") if find_spec(m) is None]
+    if missing:
+        raise EnrollError(f"enrollment trains models and needs {' and '.join(missing)}: "
+                          f"install the train extra (pip install -e '.[train]')")
+
+
+def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: int = 600,
+           workers: int | None = None, seed: int = 1, base: Path = DEFAULT_MODEL,
+           keep_data: bool = False, log: Callable[[str], None] = print) -> dict:
+    """Enroll ``deck`` (module docstring); returns the report written to
+    ``out/enroll_report.json``."""
+    is_dir = "/" in deck or Path(deck).is_dir()
+    house = f"deck:{Path(deck).resolve()}" if is_dir else deck
+    design = get_design(house)  # DeckError / FileNotFoundError before any work
+    _check_training_extra()
+    base = Path(base)
+    base_meta = json.loads(base.with_suffix(".json").read_text())
+    if not base_meta.get("gate"):
+        raise EnrollError(f"{base}: its metadata name no gate to fine-tune")
+    base_gate = base.parent / base_meta["gate"]
+    workers = workers or os.cpu_count() or 1
+    out.mkdir(parents=True, exist_ok=True)
+    work = out / "work"
+    t0 = time.time()
+    log(f"enrolling {design.name}: rendering {scenes} scenes ({HOUSE_SHARE:.0%} house deck) "
+        f"with {workers} processes")
+    data, cal = render_data(house, work, scenes, seed, workers)
+    log(f"rendered in {time.time() - t0:.0f} s; fine-tuning the reader and the gate "
+        f"({epochs} epochs each)")
+    float_reader = work / "reader_float.onnx"
+    jobs = [
+        {"data": [str(p) for p in data], "cal": str(cal), "epochs": epochs, "seed": seed,
+         "out": str(float_reader), "log": str(work / "reader_log.jsonl"), "init": str(base),
+         "label_smoothing": 0.0, "reject_fraction": 0.35, "threads": workers},
+        {"data": [str(p) for p in data], "cal": str(cal), "epochs": epochs, "seed": seed,
+         "out": str(out / GATE_NAME), "log": str(work / "gate_log.jsonl"),
+         "init": str(base_gate), "label_smoothing": 0.02, "reject_fraction": 1.0,
+         "threads": workers},
+    ]
+    with mp.get_context("spawn").Pool(1) as pool:
+        histories = [pool.apply(_fine_tune, (job,))["history"] for job in jobs]
+    from vision.quantize import quantize
+
+    reader = out / READER_NAME
+    quantize(float_reader, reader, cal)
+    meta = {k: v for k, v in base_meta.items()
+            if k in ("classes", "input", "look_scales", "threshold")}
+    meta.update(gate=GATE_NAME, enrolled_from={"reader": base.name, "gate": base_gate.name},
+                deck=design.name)
+    reader.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+    log(f"fine-tuned at {time.time() - t0:.0f} s; reading {frames} fresh frames of the house "
+        f"deck with the bundled and the enrolled models")
+    report = _sweep_and_pick(house, reader, base, frames, seed, workers)
+    meta.update(threshold=report["enrolled"]["threshold"], house_sweep=report["sweep"],
+                rule=report["rule"])
+    reader.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+    report.pop("sweep")
+    report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed,
+                  house_share=HOUSE_SHARE, training=dict(zip(("reader", "gate"), histories,
+                                                             strict=True)),
+                  seconds=round(time.time() - t0, 1))
+    (out / "enroll_report.json").write_text(json.dumps(report, indent=1) + "\n")
+    if not keep_data:
+        for p in [*data, cal]:
+            p.unlink(missing_ok=True)
+    return report
+
+
+def _sweep_and_pick(house: str, reader: Path, base: Path, frames: int, seed: int,
+                    workers: int) -> dict:
+    from vision.calibrate import misread_upper_bound, pick_threshold
+    from vision.sweep import sweep_rendered
+
+    res = sweep_rendered([str(base), str(reader)], frames, seed + 7919, workers,
+                         designs=[house])
+    rows_base, rows_new = res["models"][base.name], res["models"][reader.name]
+    floor = float(json.loads(base.with_suffix(".json").read_text())["threshold"])
+    rule = {"max_error": 0.001, "max_fp": 0.1, "bound": True, "floor": floor}
+    picked = pick_threshold(rows_new, rule["max_error"], rule["max_fp"])
+    threshold = max(picked["threshold"], floor)
+    # too few frames (or too many misreads) to show the bound even at the top threshold
+    meets = misread_upper_bound(picked["misread"], picked["reported"]) <= rule["max_error"]
+
+    def at(rows: list[dict], t: float) -> dict:
+        row = next(r for r in rows if r["threshold"] == t)
+        return {k: v for k, v in row.items() if k not in _UNTIMED}
+
+    return {"frames": res["frames"], "frame_seed": res["seed"], "rule": rule,
+            "bundled": {"model": base.name, "threshold": floor, **at(rows_base, floor)},
+            "enrolled": {"model": reader.name, **at(rows_new, threshold),
+                         "rule_pick": picked["threshold"], "rule_met": meets},
+            "sweep": [{k: v for k, v in r.items() if k != "ms_per_frame_median"}
+                      for r in rows_new]}
+
+
+#: Row fields left out of the report: the frames' misread list (in the reader's ``.json``)
+#: and a time the sweep does not measure.
+_UNTIMED = ("misreads", "ms_per_frame_median")
+
+
+def summary(report: dict) -> str:
+    """The report's comparison as a few lines of text."""
+    lines = [f"deck {report['deck']}: {report['frames']} fresh frames"]
+    for key in ("bundled", "enrolled"):
+        r = report[key]
+        lines.append(
+            f"  {key:8s} {r['model']:18s} threshold {r['threshold']:<6} recall "
+            f"{100 * r['recall']:.2f}% ({r['correct']}/{r['readable_cards']})  misreads "
+            f"{r['misread']}/{r['reported']}  face down {r['face_down_found']}/"
+            f"{r['face_down']} (false {r['face_down_false']})  false positives "
+            f"{r['false_positives']}")
+    if not report["enrolled"]["rule_met"]:
+        lines.append("  warning: these frames do not show the misread bound at any threshold "
+                     "(too few, or too many misreads): enroll with more --frames")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(ap)
+    args = ap.parse_args(argv)
+    report = run(args)
+    print(summary(report))
+    return 0
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("deck", help="deck directory (52 faces + back, see vision.deckdir) or a "
+                                 "design name")
+    ap.add_argument("--out", type=Path, required=True, help="directory for the enrolled models")
+    ap.add_argument("--scenes", type=int, default=1000, help="training scenes to render")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--frames", type=int, default=600,
+                    help="fresh house-deck frames that set the threshold and the report")
+    ap.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL,
+                    help="the reader to start from (its gate named in its .json)")
+    ap.add_argument("--keep-data", action="store_true",
+                    help="keep the rendered training crops in OUT/work")
+
+
+def run(args: argparse.Namespace) -> dict:
+    for name in ("scenes", "epochs", "frames"):
+        if getattr(args, name) < 1:
+            raise EnrollError(f"--{name} must be at least 1")
+    return enroll(args.deck, args.out, args.scenes, args.epochs, args.frames, args.workers,
+                  args.seed, args.model, args.keep_data)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
