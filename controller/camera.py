@@ -78,7 +78,8 @@ class SimulatedCamera:
             frames_dir.mkdir(parents=True, exist_ok=True)
         self.rng = np.random.default_rng(seed)
         self.design = design
-        self.recognizer = recognizer or Recognizer()
+        self.recognizer = recognizer or (Recognizer(settings.model) if settings is not None
+                                         and settings.model else Recognizer())
         self.size = size
         self.tilt_max = tilt_max
         # A fixed table camera frames the whole layout: cards ~46-54 px wide at 720p.

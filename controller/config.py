@@ -59,6 +59,9 @@ class CameraSettings:
     aruco_dictionary: str
     aruco_markers: dict[int, tuple[float, float]]
     areas: dict[str, tuple[float, float]]
+    #: The reader ONNX model (its ``.json`` names the threshold and the gate); ``""`` = the
+    #: bundled one. A house deck's enrolled model (``monster-match enroll-deck``) goes here.
+    model: str = ""
 
 
 CALIBRATIONS = ("none", "points", "aruco")
@@ -238,8 +241,19 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
              for k, v in cam.get("areas", {}).items()}
     if not areas:
         raise src.error("[camera.areas] lists no layout area", "camera", "calibration")
+    model = str(cam.get("model", ""))
+    if not isinstance(cam.get("model", ""), str):
+        raise src.error(f"[camera] model must be a path, got {cam['model']!r}", "camera", "model")
+    if model:
+        path = Path(model)
+        if not path.is_absolute() and src.origin and Path(src.origin).exists():
+            path = Path(src.origin).parent / path
+        if not path.is_file() or not path.with_suffix(".json").is_file():
+            raise src.error(f"[camera] model {model!r}: no such model (an .onnx file with its "
+                            ".json beside it)", "camera", "model")
+        model = str(path)
     return CameraSettings(method, max_distance, points["image_points"],
-                          points["layout_points"], dictionary, markers, areas)
+                          points["layout_points"], dictionary, markers, areas, model)
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

@@ -74,6 +74,8 @@ def test_points_calibration_from_config(tmp_path: Path) -> None:
      "at least four markers"),
     ('[camera.aruco_markers]\nseven = [0, 0]', "marker ids are whole numbers"),
     ("max_distance_mm = -3", "max_distance_mm must be positive"),
+    ('model = "house/cards_house.onnx"', "no such model"),
+    ("model = 3", "[camera] model must be a path"),
 ])
 def test_bad_camera_config_refused(tmp_path: Path, text: str, words: str) -> None:
     path = tmp_path / "t.toml"
@@ -82,6 +84,30 @@ def test_bad_camera_config_refused(tmp_path: Path, text: str, words: str) -> Non
         load_config(path)
     assert words in str(exc.value)
     assert str(path) in str(exc.value)
+
+
+def test_camera_model_is_found_beside_the_table_file(tmp_path: Path) -> None:
+    """``[camera] model`` (a house deck's enrolled reader) is taken relative to the TOML file,
+    and the camera reads with it: its threshold and its gate, from its ``.json``."""
+    from controller.camera import SimulatedCamera
+    from vision.recognize import DEFAULT_MODEL
+
+    house = tmp_path / "house"
+    house.mkdir()
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta["threshold"] = 0.995
+    (house / "cards_house.onnx").write_bytes(DEFAULT_MODEL.read_bytes())
+    (house / "cards_house.json").write_text(json.dumps(meta))
+    gate = DEFAULT_MODEL.parent / meta["gate"]
+    (house / meta["gate"]).write_bytes(gate.read_bytes())
+    path = tmp_path / "t.toml"
+    path.write_text('[camera]\nmodel = "house/cards_house.onnx"\n')
+    settings = load_config(path).camera
+    assert settings.model == str(house / "cards_house.onnx")
+    camera = SimulatedCamera(None, settings=settings)
+    assert camera.recognizer.threshold == 0.995
+    assert camera.recognizer.gate_session is not None
+    assert load_config().camera.model == ""
 
 
 def test_a_table_file_replaces_the_marker_list_whole(tmp_path: Path) -> None:
