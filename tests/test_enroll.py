@@ -152,6 +152,9 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert report["enrolled"]["rule_met"] is False
     assert len(report["training"]["reader"]) == 2  # before, and after the one epoch
     assert not list((out / "work").glob("*.npz"))
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
+        "cards_house.json", "cards_house.onnx", "enroll_report.json", "gate_house.onnx"]
+    assert not list((out / "work").glob("enrolled_candidate*"))
     rec = Recognizer(out / READER_NAME)
     assert rec.threshold == meta["threshold"] and rec.gate_session is not None
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),

@@ -25,9 +25,14 @@ reads them better, its back above all. The steps:
 Written to ``DIR``: ``cards_house.onnx`` + ``cards_house.json`` (threshold, gate, the sweep)
 and ``gate_house.onnx`` (use with ``--model DIR/cards_house.onnx``, or ``[camera] model`` in
 the table's TOML), and ``enroll_report.json``, the bundled and the enrolled models on the
-same house frames. Needs the ``train`` extra (torch, onnx) and, for the replay scenes'
-aisleriot designs, ``gnome-cards-data`` and ``rsvg-convert`` (without them the replay uses
-procedural decks only). On two cores the defaults take about 15 minutes.
+same house frames; the models appear there only once the threshold is set (an interrupted
+enrollment leaves only ``DIR/work``: run it again). Needs the ``train`` extra (torch, onnx)
+and, for the replay scenes' aisleriot designs, ``gnome-cards-data`` and ``rsvg-convert``
+(without them the replay uses procedural decks only). On two cores the defaults take about
+10-12 minutes.
+
+An enrolled reader is for its deck: on other designs it misreads more often than the bundled
+one (measured in ``models/cards_v4.md``, "House-deck enrollment").
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ from vision.recognize import DEFAULT_MODEL
 #: Measured on the validation design ``plastic`` enrolled (2026-11-30, `models/cards_v4.md`).
 HOUSE_SHARE = 0.7
 READER_NAME, GATE_NAME = "cards_house.onnx", "gate_house.onnx"
+#: The enrolled reader's name in ``OUT/work`` while its threshold is being set.
+_CANDIDATE = "enrolled_candidate.onnx"
 
 
 class EnrollError(RuntimeError):
@@ -172,6 +179,9 @@ def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: in
     if not base_meta.get("gate"):
         raise EnrollError(f"{base}: its metadata name no gate to fine-tune")
     base_gate = base.parent / base_meta["gate"]
+    if base.name == _CANDIDATE:
+        raise EnrollError(f"{base}: rename the model to start from (its name is the one "
+                          f"enrollment gives its candidate)")
     workers = workers or os.cpu_count() or 1
     out.mkdir(parents=True, exist_ok=True)
     work = out / "work"
@@ -187,7 +197,7 @@ def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: in
          "out": str(float_reader), "log": str(work / "reader_log.jsonl"), "init": str(base),
          "label_smoothing": 0.0, "reject_fraction": 0.35, "threads": workers},
         {"data": [str(p) for p in data], "cal": str(cal), "epochs": epochs, "seed": seed,
-         "out": str(out / GATE_NAME), "log": str(work / "gate_log.jsonl"),
+         "out": str(work / GATE_NAME), "log": str(work / "gate_log.jsonl"),
          "init": str(base_gate), "label_smoothing": 0.02, "reject_fraction": 1.0,
          "threads": workers},
     ]
@@ -195,24 +205,31 @@ def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: in
         histories = [pool.apply(_fine_tune, (job,))["history"] for job in jobs]
     from vision.quantize import quantize
 
-    reader = out / READER_NAME
-    quantize(float_reader, reader, cal)
+    # the candidate reads its house frames from OUT/work under its own name; OUT gets the
+    # models only once their threshold is set (an interrupted run leaves no model there)
+    candidate = work / _CANDIDATE
+    quantize(float_reader, candidate, cal)
     meta = {k: v for k, v in base_meta.items()
             if k in ("classes", "input", "look_scales", "threshold")}
     meta.update(gate=GATE_NAME, enrolled_from={"reader": base.name, "gate": base_gate.name},
                 deck=design.name)
-    reader.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+    candidate.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     log(f"fine-tuned at {time.time() - t0:.0f} s; reading {frames} fresh frames of the house "
         f"deck with the bundled and the enrolled models")
-    report = _sweep_and_pick(house, reader, base, frames, seed, workers)
+    report = _sweep_and_pick(house, candidate, base, frames, seed, workers)
     meta.update(threshold=report["enrolled"]["threshold"], house_sweep=report["sweep"],
                 rule=report["rule"])
-    reader.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     report.pop("sweep")
+    report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed,
                   house_share=HOUSE_SHARE, training=dict(zip(("reader", "gate"), histories,
                                                              strict=True)),
                   seconds=round(time.time() - t0, 1))
+    reader = out / READER_NAME
+    os.replace(work / GATE_NAME, out / GATE_NAME)
+    os.replace(candidate, reader)
+    candidate.with_suffix(".json").unlink()
+    reader.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     (out / "enroll_report.json").write_text(json.dumps(report, indent=1) + "\n")
     if not keep_data:
         for p in [*data, cal]:
