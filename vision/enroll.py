@@ -1,6 +1,6 @@
 """Enroll a house deck: the reader and the gate fine-tuned on scenes of the casino's own cards.
 
-    monster-match enroll-deck DECK --out DIR [--scenes 1000] [--epochs 2] [--frames 600]
+    monster-match enroll-deck DECK --out DIR [--scenes 1000] [--epochs 2] [--frames 1000]
 
 ``DECK`` is a deck directory (:mod:`vision.deckdir`: the 52 faces and the back as images) or
 a design name (``plastic``, ``proc:5:1007``), for a lab trying the procedure. A casino deals
@@ -20,7 +20,8 @@ reads them better, its back above all. The steps:
    bound of the misread rate within 0.1 %, at most 0.1 false positives a frame, at that
    threshold and every higher one; :func:`vision.calibrate.pick_threshold`), never below the
    bundled reader's threshold: enrollment is to read the house's cards better, not to trust
-   a reader more on a few hundred frames.
+   a reader more on a thousand frames. (The bound needs reports: about 3000 with no
+   misread, 6300 with two; a thousand frames give some 11,000.)
 
 Written to ``DIR``: ``cards_house.onnx`` + ``cards_house.json`` (threshold, gate, the sweep)
 and ``gate_house.onnx`` (use with ``--model DIR/cards_house.onnx``, or ``[camera] model`` in
@@ -29,7 +30,7 @@ same house frames; the models appear there only once the threshold is set (an in
 enrollment leaves only ``DIR/work``: run it again). Needs the ``train`` extra (torch, onnx)
 and, for the replay scenes' aisleriot designs, ``gnome-cards-data`` and ``rsvg-convert``
 (without them the replay uses procedural decks only). On two cores the defaults take about
-10-12 minutes.
+12-15 minutes.
 
 An enrolled reader is for its deck: on other designs it misreads more often than the bundled
 one (measured in ``models/cards_v4.md``, "House-deck enrollment").
@@ -165,7 +166,7 @@ def _check_training_extra() -> None:
                           f"install the train extra (pip install -e '.[train]')")
 
 
-def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: int = 600,
+def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: int = 1000,
            workers: int | None = None, seed: int = 1, base: Path = DEFAULT_MODEL,
            keep_data: bool = False, log: Callable[[str], None] = print) -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
@@ -301,7 +302,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", type=Path, required=True, help="directory for the enrolled models")
     ap.add_argument("--scenes", type=int, default=1000, help="training scenes to render")
     ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--frames", type=int, default=600,
+    ap.add_argument("--frames", type=int, default=1000,
                     help="fresh house-deck frames that set the threshold and the report")
     ap.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     ap.add_argument("--seed", type=int, default=1)
