@@ -117,6 +117,8 @@ def render_data(house: str, work: Path, scenes: int, seed: int, workers: int,
     # spawned, not forked: a fork of a process whose OpenCV threads have run can deadlock
     with mp.get_context("spawn").Pool(min(n, len(jobs))) as pool:
         done = [Path(p) for p in pool.map(_render_chunk, jobs, chunksize=1)]
+        pool.close()  # let the workers exit (the context's terminate() would kill them)
+        pool.join()
     return done[:-1], done[-1]
 
 
@@ -168,7 +170,8 @@ def _check_training_extra() -> None:
 
 def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: int = 1000,
            workers: int | None = None, seed: int = 1, base: Path = DEFAULT_MODEL,
-           keep_data: bool = False, log: Callable[[str], None] = print) -> dict:
+           keep_data: bool = False, log: Callable[[str], None] = print,
+           house_share: float = HOUSE_SHARE) -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
     ``out/enroll_report.json``."""
     is_dir = "/" in deck or Path(deck).is_dir()
@@ -187,9 +190,9 @@ def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: in
     out.mkdir(parents=True, exist_ok=True)
     work = out / "work"
     t0 = time.time()
-    log(f"enrolling {design.name}: rendering {scenes} scenes ({HOUSE_SHARE:.0%} house deck) "
+    log(f"enrolling {design.name}: rendering {scenes} scenes ({house_share:.0%} house deck) "
         f"with {workers} processes")
-    data, cal = render_data(house, work, scenes, seed, workers)
+    data, cal = render_data(house, work, scenes, seed, workers, house_share)
     log(f"rendered in {time.time() - t0:.0f} s; fine-tuning the reader and the gate "
         f"({epochs} epochs each)")
     float_reader = work / "reader_float.onnx"
@@ -204,6 +207,8 @@ def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: in
     ]
     with mp.get_context("spawn").Pool(1) as pool:
         histories = [pool.apply(_fine_tune, (job,))["history"] for job in jobs]
+        pool.close()
+        pool.join()
     from vision.quantize import quantize
 
     # the candidate reads its house frames from OUT/work under its own name; OUT gets the
@@ -223,7 +228,7 @@ def enroll(deck: str, out: Path, scenes: int = 1000, epochs: int = 2, frames: in
     report.pop("sweep")
     report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed,
-                  house_share=HOUSE_SHARE, training=dict(zip(("reader", "gate"), histories,
+                  house_share=house_share, training=dict(zip(("reader", "gate"), histories,
                                                              strict=True)),
                   seconds=round(time.time() - t0, 1))
     reader = out / READER_NAME
@@ -302,6 +307,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", type=Path, required=True, help="directory for the enrolled models")
     ap.add_argument("--scenes", type=int, default=1000, help="training scenes to render")
     ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--house-share", type=float, default=HOUSE_SHARE,
+                    help="share of the scenes drawn with the house deck (the rest replay the "
+                         "training designs)")
     ap.add_argument("--frames", type=int, default=1000,
                     help="fresh house-deck frames that set the threshold and the report")
     ap.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
@@ -316,8 +324,10 @@ def run(args: argparse.Namespace) -> dict:
     for name in ("scenes", "epochs", "frames"):
         if getattr(args, name) < 1:
             raise EnrollError(f"--{name} must be at least 1")
+    if not 0.0 < args.house_share <= 1.0:
+        raise EnrollError("--house-share must be above 0 and at most 1")
     return enroll(args.deck, args.out, args.scenes, args.epochs, args.frames, args.workers,
-                  args.seed, args.model, args.keep_data)
+                  args.seed, args.model, args.keep_data, house_share=args.house_share)
 
 
 if __name__ == "__main__":

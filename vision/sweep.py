@@ -86,6 +86,8 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
                     total.add(s)
             if i % 250 == 0:
                 print(f"{i}/{len(jobs)} frames, {time.time() - t0:.0f} s", flush=True)
+        pool.close()  # let the workers exit (the context's terminate() would kill them)
+        pool.join()
     return {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
             "seconds": round(time.time() - t0, 1),
             "models": {Path(m).name: [{"threshold": t, **s.summary(),
