@@ -150,6 +150,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert report["frames"] == 2 and report["bundled"]["frames"] == 2
     # two frames cannot show a misread bound of 0.1 %: the report says so
     assert report["enrolled"]["rule_met"] is False
+    assert report["advice"].startswith("keep the bundled models")
     assert len(report["training"]["reader"]) == 2  # before, and after the one epoch
     assert not list((out / "work").glob("*.npz"))
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == [

@@ -95,11 +95,17 @@ def design_picker(house: str, share: float, aisleriot: bool) -> Callable:
 
 
 def _render_chunk(job: tuple[str, float, bool, int, int, str]) -> str:
+    import threading
+
     import cv2
+    from tqdm import tqdm
 
     from vision.train import generate
 
     cv2.setNumThreads(1)
+    # tqdm's default lock is a multiprocessing semaphore, which a spawned worker never
+    # releases: the parent then warns of leaked semaphores at exit
+    tqdm.set_lock(threading.RLock())
     house, share, aisleriot, n, seed, out = job
     generate(n, seed, Path(out), pick=design_picker(house, share, aisleriot))
     return out
@@ -264,12 +270,31 @@ def _sweep_and_pick(house: str, reader: Path, base: Path, frames: int, seed: int
         row = next(r for r in rows if r["threshold"] == t)
         return {k: v for k, v in row.items() if k not in _UNTIMED}
 
+    bundled = {"model": base.name, "threshold": floor, **at(rows_base, floor)}
+    enrolled = {"model": reader.name, **at(rows_new, threshold),
+                "rule_pick": picked["threshold"], "rule_met": meets}
     return {"frames": res["frames"], "frame_seed": res["seed"], "rule": rule,
-            "bundled": {"model": base.name, "threshold": floor, **at(rows_base, floor)},
-            "enrolled": {"model": reader.name, **at(rows_new, threshold),
-                         "rule_pick": picked["threshold"], "rule_met": meets},
+            "bundled": bundled, "enrolled": enrolled, "advice": advice(bundled, enrolled),
             "sweep": [{k: v for k, v in r.items() if k != "ms_per_frame_median"}
                       for r in rows_new]}
+
+
+def advice(bundled: dict, enrolled: dict) -> str:
+    """Whether the house should read with the enrolled models: only if their threshold meets
+    the rule and they find more of the deck's cards than the bundled ones, each at its own
+    threshold (a deck whose small suit glyphs the reader learns to guess can come out worse).
+
+    >>> advice({"recall": 0.64}, {"recall": 0.61, "rule_met": False})[:8]
+    'keep the'
+    >>> advice({"recall": 0.69}, {"recall": 0.84, "rule_met": True})[:7]
+    'use the'
+    """
+    if not enrolled["rule_met"]:
+        return ("keep the bundled models: the misread bound was not shown at any threshold "
+                "(enroll again with more --frames, or the deck misreads too often)")
+    if enrolled["recall"] <= bundled["recall"]:
+        return "keep the bundled models: the enrolled ones find no more of this deck's cards"
+    return "use the enrolled models for this deck"
 
 
 #: Row fields left out of the report: the frames' misread list (in the reader's ``.json``)
@@ -288,9 +313,7 @@ def summary(report: dict) -> str:
             f"{r['misread']}/{r['reported']}  face down {r['face_down_found']}/"
             f"{r['face_down']} (false {r['face_down_false']})  false positives "
             f"{r['false_positives']}")
-    if not report["enrolled"]["rule_met"]:
-        lines.append("  warning: these frames do not show the misread bound at any threshold "
-                     "(too few, or too many misreads): enroll with more --frames")
+    lines.append(f"  advice: {report['advice']}")
     return "\n".join(lines)
 
 
