@@ -33,7 +33,7 @@ and, for the replay scenes' aisleriot designs, ``gnome-cards-data`` and ``rsvg-c
 scenes and 600 frames; the defaults (1200 and 1000) take about 15-20 minutes.
 
 An enrolled reader is for its deck: on other designs it misreads more often than the bundled
-one (measured in ``models/cards_v4.md``, "House-deck enrollment").
+one (measured in ``models/cards_v4.md``, "Tenth session").
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from vision.procedural import TRAIN_FAMILIES
 from vision.recognize import DEFAULT_MODEL
 
 #: Share of the enrollment scenes drawn with the house deck; the rest replay training designs.
-#: ``plastic`` enrolled (`models/cards_v4.md`, "House-deck enrollment"): 1000 scenes at 0.7
+#: ``plastic`` enrolled (`models/cards_v4.md`, "Tenth session"): 1000 scenes at 0.7
 #: and 1200 at 0.5 read its validation frames alike (84.6 / 84.5 %), and the other validation
 #: designs with 9 and 5 misreads (the bundled reader: 3), so 0.5 and 1200 scenes.
 HOUSE_SHARE = 0.5
