@@ -112,10 +112,14 @@ def _render_chunk(job: tuple[str, float, bool, int, int, str]) -> str:
 
 
 def render_data(house: str, work: Path, scenes: int, seed: int, workers: int,
-                share: float = HOUSE_SHARE) -> tuple[list[Path], Path]:
-    """Training chunks (one per worker) and a calibration chunk of enrollment scenes."""
+                share: float = HOUSE_SHARE,
+                aisleriot: bool | None = None) -> tuple[list[Path], Path]:
+    """Training chunks (one per worker) and a calibration chunk of enrollment scenes. Each
+    chunk is seeded by its number: the same ``seed``, ``workers`` and ``aisleriot`` (default:
+    whether aisleriot designs can be drawn here) render the same scenes."""
     work.mkdir(parents=True, exist_ok=True)
-    aisleriot = _aisleriot_available()
+    if aisleriot is None:
+        aisleriot = _aisleriot_available()
     n = max(1, workers)
     per = [scenes // n + (k < scenes % n) for k in range(n)]
     jobs = [(house, share, aisleriot, c, seed * 100 + k, str(work / f"data{k}.npz"))
@@ -200,7 +204,8 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     t0 = time.time()
     log(f"enrolling {design.name}: rendering {scenes} scenes ({house_share:.0%} house deck) "
         f"with {workers} processes")
-    data, cal = render_data(house, work, scenes, seed, workers, house_share)
+    aisleriot = _aisleriot_available()
+    data, cal = render_data(house, work, scenes, seed, workers, house_share, aisleriot)
     log(f"rendered in {time.time() - t0:.0f} s; fine-tuning the reader and the gate "
         f"({epochs} epochs each)")
     float_reader = work / "reader_float.onnx"
@@ -236,8 +241,8 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     report.pop("sweep")
     report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed,
-                  house_share=house_share, training=dict(zip(("reader", "gate"), histories,
-                                                             strict=True)),
+                  house_share=house_share, workers=workers, replay_aisleriot=aisleriot,
+                  training=dict(zip(("reader", "gate"), histories, strict=True)),
                   seconds=round(time.time() - t0, 1))
     reader = out / READER_NAME
     os.replace(work / GATE_NAME, out / GATE_NAME)
