@@ -64,6 +64,17 @@ def test_scans_without_alpha_get_round_corners_and_any_size(deck_dir: Path,
     assert face[0, 0, 3] == 0 and face[face.shape[0] // 2, 80, 3] == 255  # corner cut, body kept
 
 
+def test_sixteen_bit_scans_load_opaque(deck_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(deck_dir, tmp_path / "deep")
+    img = cv2.imread(str(folder / "5D.png"), cv2.IMREAD_UNCHANGED)[..., :3]
+    (folder / "5D.png").unlink()
+    cv2.imwrite(str(folder / "5D.png"), img.astype(np.uint16) * 257)
+    face = load_deck_dir(folder).faces["5D"]
+    assert face.dtype == np.uint8 and face[face.shape[0] // 2, 80, 3] == 255
+    assert np.abs(face[..., :3].astype(int) - get_design("proc:2:11").faces["5D"][..., :3]
+                  ).mean() < 3
+
+
 @pytest.mark.parametrize(("change", "words"), [
     (lambda d: (d / "7C.png").unlink(), "1 face missing: 7C"),
     (lambda d: [(d / f"{c}.png").unlink() for c in ("7C", "8C")], "2 faces missing: 7C, 8C"),

@@ -62,6 +62,10 @@ def _read(path: Path) -> np.ndarray:
     img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if img is None or img.ndim not in (2, 3) or min(img.shape[:2]) < 16:
         raise DeckError(f"{path}: not a readable card image")
+    if img.dtype == np.uint16:  # 16-bit scans, before an alpha channel is made for them
+        img = (img / 257.0).round().astype(np.uint8)
+    elif img.dtype != np.uint8:
+        raise DeckError(f"{path}: {img.dtype} pixels; expected 8 or 16 bits")
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
     elif img.shape[2] == 3:
@@ -76,8 +80,6 @@ def _read(path: Path) -> np.ndarray:
         img[..., 3] = mask
     elif img.shape[2] != 4:
         raise DeckError(f"{path}: {img.shape[2]} channels; expected grey, BGR or BGRA")
-    if img.dtype != np.uint8:  # 16-bit PNG scans
-        img = (img / 257.0).round().astype(np.uint8)
     return img
 
 
