@@ -64,13 +64,20 @@ def test_scans_without_alpha_get_round_corners_and_any_size(deck_dir: Path,
     assert face[0, 0, 3] == 0 and face[face.shape[0] // 2, 80, 3] == 255  # corner cut, body kept
 
 
-def test_sixteen_bit_scans_load_opaque(deck_dir: Path, tmp_path: Path) -> None:
+def test_sixteen_bit_and_grey_scans_load_with_round_corners(deck_dir: Path,
+                                                            tmp_path: Path) -> None:
     folder = _copy(deck_dir, tmp_path / "deep")
     img = cv2.imread(str(folder / "5D.png"), cv2.IMREAD_UNCHANGED)[..., :3]
     (folder / "5D.png").unlink()
     cv2.imwrite(str(folder / "5D.png"), img.astype(np.uint16) * 257)
-    face = load_deck_dir(folder).faces["5D"]
+    grey = cv2.cvtColor(cv2.imread(str(folder / "6D.png"), cv2.IMREAD_UNCHANGED)[..., :3],
+                        cv2.COLOR_BGR2GRAY)
+    (folder / "6D.png").unlink()
+    cv2.imwrite(str(folder / "6D.png"), grey)
+    deck = load_deck_dir(folder)
+    face = deck.faces["5D"]
     assert face.dtype == np.uint8 and face[face.shape[0] // 2, 80, 3] == 255
+    assert deck.faces["6D"][0, 0, 3] == 0 and deck.faces["6D"][50, 80, 3] == 255
     assert np.abs(face[..., :3].astype(int) - get_design("proc:2:11").faces["5D"][..., :3]
                   ).mean() < 3
 

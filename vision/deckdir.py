@@ -67,8 +67,8 @@ def _read(path: Path) -> np.ndarray:
     elif img.dtype != np.uint8:
         raise DeckError(f"{path}: {img.dtype} pixels; expected 8 or 16 bits")
     if img.ndim == 2:
-        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGRA)
-    elif img.shape[2] == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.shape[2] == 3:
         img = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
         h, w = img.shape[:2]
         mask = np.zeros((h, w), np.uint8)
