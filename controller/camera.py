@@ -21,7 +21,7 @@ import numpy as np
 from controller.config import CameraSettings
 from controller.fusion import CameraCard
 from vision.calibration import CalibrationError, TableCalibration, assign_spots
-from vision.recognize import Recognizer
+from vision.recognize import DEFAULT_MODEL, Recognizer
 
 __all__ = ["CalibrationError", "CameraRead", "LayoutCalibrator", "SimulatedCamera"]
 
@@ -78,8 +78,8 @@ class SimulatedCamera:
             frames_dir.mkdir(parents=True, exist_ok=True)
         self.rng = np.random.default_rng(seed)
         self.design = design
-        self.recognizer = recognizer or (Recognizer(settings.model) if settings is not None
-                                         and settings.model else Recognizer())
+        self.recognizer = recognizer or Recognizer((settings and settings.model)
+                                                   or DEFAULT_MODEL)
         self.size = size
         self.tilt_max = tilt_max
         # A fixed table camera frames the whole layout: cards ~46-54 px wide at 720p.

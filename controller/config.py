@@ -241,9 +241,9 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
              for k, v in cam.get("areas", {}).items()}
     if not areas:
         raise src.error("[camera.areas] lists no layout area", "camera", "calibration")
-    model = str(cam.get("model", ""))
-    if not isinstance(cam.get("model", ""), str):
-        raise src.error(f"[camera] model must be a path, got {cam['model']!r}", "camera", "model")
+    model = cam.get("model", "")
+    if not isinstance(model, str):
+        raise src.error(f"[camera] model must be a path, got {model!r}", "camera", "model")
     if model:
         path = Path(model)
         if not path.is_absolute() and src.origin and Path(src.origin).exists():

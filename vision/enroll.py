@@ -50,7 +50,6 @@ from pathlib import Path
 import numpy as np
 
 from vision.designs import AISLERIOT_DIR, TRAIN_AISLERIOT, cache_dir, get_design
-from vision.procedural import TRAIN_FAMILIES
 from vision.recognize import DEFAULT_MODEL
 
 #: Share of the enrollment scenes drawn with the house deck; the rest replay training designs.
@@ -84,12 +83,12 @@ def design_picker(house: str, share: float, aisleriot: bool) -> Callable:
     >>> 650 < draws.count("deck:/x") < 750, all(d.startswith(("deck:", "proc:")) for d in draws)
     (True, True)
     """
+    from vision.train import training_designs
+
     def pick(rng: np.random.Generator) -> str:
         if rng.random() < share:
             return house
-        if aisleriot and rng.random() < 0.55:
-            return str(rng.choice(TRAIN_AISLERIOT))
-        return f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
+        return training_designs(rng, aisleriot=aisleriot)
 
     return pick
 
@@ -137,15 +136,11 @@ def render_data(house: str, work: Path, scenes: int, seed: int, workers: int,
 def infer_arch(model: Path) -> str:
     """The :data:`vision.train.ARCHITECTURES` entry whose layers ``model`` has (kernel shapes
     compared), so that a bundled model can be fine-tuned without knowing how it was built."""
-    import onnx
-    from onnx import numpy_helper
     from torch import nn
 
-    from vision.train import ARCHITECTURES, _dequantized, build_model
+    from vision.train import ARCHITECTURES, build_model, onnx_weights
 
-    graph = onnx.load(str(model)).graph
-    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    weights.update(_dequantized(graph, weights))
+    graph, weights = onnx_weights(model)
     shapes = [tuple(weights[n.input[1]].shape) for n in graph.node
               if n.op_type in ("Conv", "Gemm")]
     for arch in ARCHITECTURES:
@@ -235,7 +230,8 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     candidate.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     log(f"fine-tuned at {time.time() - t0:.0f} s; reading {frames} fresh frames of the house "
         f"deck with the bundled and the enrolled models")
-    report = _sweep_and_pick(house, candidate, base, frames, seed, workers)
+    report = _sweep_and_pick(house, candidate, base, float(base_meta["threshold"]), frames,
+                             seed, workers)
     meta.update(threshold=report["enrolled"]["threshold"], house_sweep=report["sweep"],
                 rule=report["rule"])
     report.pop("sweep")
@@ -256,15 +252,14 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     return report
 
 
-def _sweep_and_pick(house: str, reader: Path, base: Path, frames: int, seed: int,
-                    workers: int) -> dict:
+def _sweep_and_pick(house: str, reader: Path, base: Path, floor: float, frames: int,
+                    seed: int, workers: int) -> dict:
     from vision.calibrate import misread_upper_bound, pick_threshold
     from vision.sweep import sweep_rendered
 
     res = sweep_rendered([str(base), str(reader)], frames, seed + 7919, workers,
                          designs=[house])
     rows_base, rows_new = res["models"][base.name], res["models"][reader.name]
-    floor = float(json.loads(base.with_suffix(".json").read_text())["threshold"])
     rule = {"max_error": 0.001, "max_fp": 0.1, "bound": True, "floor": floor}
     picked = pick_threshold(rows_new, rule["max_error"], rule["max_fp"])
     threshold = max(picked["threshold"], floor)

@@ -36,7 +36,6 @@ _RECOGNIZERS: dict = {}
 
 def _init_worker(models: list[str]) -> None:
     _MODELS[:] = models
-    _RECOGNIZERS.clear()
 
 
 def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:

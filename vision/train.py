@@ -121,15 +121,17 @@ def _covered(p: np.ndarray, cards: list[dict], card: dict) -> bool:
 
 
 def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
-                     legacy_designs: bool = False, extra_fonts: bool = False) -> str:
+                     legacy_designs: bool = False, extra_fonts: bool = False,
+                     aisleriot: bool = True) -> str:
     """A random training design name (aisleriot or procedural). ``ttf_share`` of the
     procedural decks use a TrueType index font (:data:`vision.procedural.TTF_FAMILIES`); at 0
     the draws are those of the data made before TrueType decks existed. ``legacy_designs``
     draws from the aisleriot list of the data made before ``tango_nuevo`` was excluded
     (:data:`vision.designs.LEGACY_TRAIN_AISLERIOT`), to remake those data exactly.
     ``extra_fonts`` adds :data:`vision.procedural.EXTRA_TTF_FAMILIES` to the TrueType decks
-    (data made since 2026-11-30, eighth session)."""
-    if rng.random() < 0.55:
+    (data made since 2026-11-30, eighth session). Without ``aisleriot`` (a machine that cannot
+    draw them) every design is procedural."""
+    if aisleriot and rng.random() < 0.55:
         return str(rng.choice(LEGACY_TRAIN_AISLERIOT if legacy_designs else TRAIN_AISLERIOT))
     if ttf_share > 0 and rng.random() < ttf_share:
         families = (*TTF_FAMILIES, *EXTRA_TTF_FAMILIES) if extra_fonts else TTF_FAMILIES
@@ -251,14 +253,10 @@ def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
     (mean 0, variance 1 - eps, scale 1). Fine-tune such a model with its BatchNorms frozen
     (:func:`freeze_batchnorm`), or the batch statistics replace the folded ones.
     """
-    import onnx
     import torch
-    from onnx import numpy_helper
     from torch import nn
 
-    graph = onnx.load(str(path)).graph
-    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    weights.update(_dequantized(graph, weights))
+    graph, weights = onnx_weights(path)
     convs = [n for n in graph.node if n.op_type == "Conv"]
     gemms = [n for n in graph.node if n.op_type == "Gemm"]
     mods = list(model)
@@ -277,6 +275,18 @@ def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
         for node, lin in zip(gemms, lin_mods, strict=True):
             lin.weight.copy_(torch.from_numpy(np.array(weights[node.input[1]])))
             lin.bias.copy_(torch.from_numpy(np.array(weights[node.input[2]])))
+
+
+def onnx_weights(path: Path) -> tuple:
+    """An ONNX model's graph and its constant tensors by name, a quantised model's integer
+    weights and biases turned back into floats (:func:`_dequantized`)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    weights.update(_dequantized(graph, weights))
+    return graph, weights
 
 
 def _dequantized(graph, weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
