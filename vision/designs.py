@@ -137,7 +137,8 @@ _DESIGN_CACHE: dict[str, CardDesign] = {}
 
 
 def get_design(name: str) -> CardDesign:
-    """A design by name: an aisleriot name, ``proc:<family>:<seed>`` for a procedural deck, or
+    """A design by name: an aisleriot name, ``proc:<family>:<seed>`` for a procedural deck
+    (``proc:<family>:<seed>:suits`` with suit symbols of its own proportions), or
     ``deck:<directory>`` for a deck directory (:mod:`vision.deckdir`, a house deck)."""
     if name not in _DESIGN_CACHE:
         if name.startswith("deck:"):
@@ -147,8 +148,11 @@ def get_design(name: str) -> CardDesign:
         elif name.startswith("proc:"):
             from vision.procedural import procedural_design
 
-            _, family, seed = name.split(":")
-            _DESIGN_CACHE[name] = procedural_design(int(family), int(seed))
+            _, family, seed, *rest = name.split(":")
+            if rest not in ([], ["suits"]):
+                raise ValueError(f"unknown procedural design {name!r}")
+            _DESIGN_CACHE[name] = procedural_design(int(family), int(seed),
+                                                    varied_suits=rest == ["suits"])
         else:
             _DESIGN_CACHE[name] = load_aisleriot(name)
     return _DESIGN_CACHE[name]

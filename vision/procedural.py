@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.codes import CARD_CODES
 from vision.designs import CARD_WIDTH, CardDesign
+from vision.suits import SuitShapes
 
 _FONTS = (
     (cv2.FONT_HERSHEY_SIMPLEX, False),
@@ -234,9 +235,23 @@ def _rounded_mask(w: int, h: int, r: int) -> np.ndarray:
     return m
 
 
-def procedural_design(family: int, seed: int) -> CardDesign:
-    """Draw a whole deck for ``family`` (index font) and ``seed`` (everything else)."""
+def procedural_design(family: int, seed: int, varied_suits: bool = False) -> CardDesign:
+    """Draw a whole deck for ``family`` (index font) and ``seed`` (everything else).
+
+    With ``varied_suits`` the suit symbols take proportions of their own
+    (:class:`vision.suits.SuitShapes`, drawn from a stream of their own): the same deck
+    otherwise, named ``proc:<family>:<seed>:suits``."""
     rng = np.random.default_rng(seed * 1000 + family)
+    shapes = (SuitShapes.random(np.random.default_rng([seed, family, 1]))
+              if varied_suits else None)
+
+    def suit_at(img: np.ndarray, suit: str, cx: float, cy: float, size: float,
+                color: tuple[int, ...], flip: bool = False) -> None:
+        if shapes is None:
+            draw_suit(img, suit, cx, cy, size, color, suit_aspect, flip=flip)
+        else:
+            shapes.draw(img, suit, cx, cy, size, color, flip=flip)
+
     font: int | str
     if family in TTF_FAMILIES:
         font, italic = TTF_FONTS[family - TTF_FIRST], False
@@ -278,10 +293,10 @@ def procedural_design(family: int, seed: int) -> CardDesign:
         bx0, bx1, by0, by1 = 0.24 * w, 0.76 * w, 0.1 * h, 0.9 * h
         if rank in _PIP_LAYOUT:
             for px, py in _PIP_LAYOUT[rank]:
-                draw_suit(img, suit, bx0 + px * (bx1 - bx0), by0 + py * (by1 - by0),
-                          pip_size, color, suit_aspect, flip=py > 0.5)
+                suit_at(img, suit, bx0 + px * (bx1 - bx0), by0 + py * (by1 - by0),
+                        pip_size, color, flip=py > 0.5)
         elif rank == "A":
-            draw_suit(img, suit, w / 2, h / 2, h * rng.uniform(0.2, 0.4), color, suit_aspect)
+            suit_at(img, suit, w / 2, h / 2, h * rng.uniform(0.2, 0.4), color)
         else:
             x0, y0, x1, y1 = int(0.2 * w), int(0.12 * h), int(0.8 * w), int(0.88 * h)
             cv2.rectangle(img, (x0, y0), (x1, y1), court_cols[0] + (255,), -1)
@@ -302,9 +317,10 @@ def procedural_design(family: int, seed: int) -> CardDesign:
             tw = _draw_text(img, text, idx_x, idx_y, rank_h, font, italic, thick, squeeze, color)
             sh = rank_h * suit_scale
             cx = idx_x + max(tw, sh * suit_aspect) / 2
-            draw_suit(img, suit, cx, idx_y + rank_h * 1.25 + sh / 2, sh, color, suit_aspect)
+            suit_at(img, suit, cx, idx_y + rank_h * 1.25 + sh / 2, sh, color)
             img = np.ascontiguousarray(img[::-1, ::-1])
         img[..., 3] = _rounded_mask(w, h, radius)
         faces[code] = img
     backs = [_back(rng, w, h, radius)]
-    return CardDesign(name=f"proc:{family}:{seed}", faces=faces, backs=backs)
+    name = f"proc:{family}:{seed}" + (":suits" if varied_suits else "")
+    return CardDesign(name=name, faces=faces, backs=backs)

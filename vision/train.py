@@ -26,6 +26,7 @@ import argparse
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -122,7 +123,7 @@ def _covered(p: np.ndarray, cards: list[dict], card: dict) -> bool:
 
 def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
                      legacy_designs: bool = False, extra_fonts: bool = False,
-                     aisleriot: bool = True) -> str:
+                     aisleriot: bool = True, varied_suits: float = 0.0) -> str:
     """A random training design name (aisleriot or procedural). ``ttf_share`` of the
     procedural decks use a TrueType index font (:data:`vision.procedural.TTF_FAMILIES`); at 0
     the draws are those of the data made before TrueType decks existed. ``legacy_designs``
@@ -130,30 +131,63 @@ def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
     (:data:`vision.designs.LEGACY_TRAIN_AISLERIOT`), to remake those data exactly.
     ``extra_fonts`` adds :data:`vision.procedural.EXTRA_TTF_FAMILIES` to the TrueType decks
     (data made since 2026-11-30, eighth session). Without ``aisleriot`` (a machine that cannot
-    draw them) every design is procedural."""
+    draw them) every design is procedural. ``varied_suits`` of the procedural decks draw
+    suit symbols of their own proportions (``proc:<family>:<seed>:suits``, eleventh session;
+    at 0 no draw is made for it, so older data are remade exactly)."""
     if aisleriot and rng.random() < 0.55:
         return str(rng.choice(LEGACY_TRAIN_AISLERIOT if legacy_designs else TRAIN_AISLERIOT))
     if ttf_share > 0 and rng.random() < ttf_share:
         families = (*TTF_FAMILIES, *EXTRA_TTF_FAMILIES) if extra_fonts else TTF_FAMILIES
-        return f"proc:{int(rng.choice(families))}:{int(rng.integers(0, 400))}"
-    return f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
+        name = f"proc:{int(rng.choice(families))}:{int(rng.integers(0, 400))}"
+    else:
+        name = f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
+    if varied_suits > 0 and rng.random() < varied_suits:
+        name += ":suits"
+    return name
 
 
-def generate(n_scenes: int, seed: int, out: Path, ttf_share: float = 0.0,
-             legacy_designs: bool = False, extra_fonts: bool = False,
+@dataclass(frozen=True)
+class DesignMix:
+    """Which training designs a data set draws, and how often (:func:`training_designs`).
+
+    >>> import numpy as np
+    >>> DesignMix().draw(np.random.default_rng(0)) == training_designs(np.random.default_rng(0))
+    True
+    >>> mix = DesignMix(varied_suits=1.0, aisleriot=False)
+    >>> mix.draw(np.random.default_rng(0)).endswith(":suits")
+    True
+    """
+
+    ttf_share: float = 0.0
+    legacy_designs: bool = False
+    extra_fonts: bool = False
+    varied_suits: float = 0.0
+    aisleriot: bool = True
+
+    def draw(self, rng: np.random.Generator) -> str:
+        """One scene's design name."""
+        return training_designs(rng, self.ttf_share, self.legacy_designs, self.extra_fonts,
+                                self.aisleriot, self.varied_suits)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> DesignMix:
+        """The mix named by :func:`add_design_arguments`' options."""
+        return cls(args.ttf_share, args.legacy_designs, args.extra_fonts, args.varied_suits)
+
+
+def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
              legibility: bool = False,
              pick: Callable[[np.random.Generator], str] | None = None) -> None:
     """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz:
     ``x``, ``y``, and with ``legibility`` a boolean ``illegible`` per crop, see
-    :func:`label_frames`; the scenes and crops are the same either way). ``pick`` draws each
-    scene's design instead of :func:`training_designs` (a house deck's enrollment)."""
+    :func:`label_frames`; the scenes and crops are the same either way). Each scene's design
+    is drawn from ``mix``, or by ``pick`` (a house deck's enrollment)."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
     xs, ys, ills = [], [], []
     for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
-        design = (pick(rng) if pick is not None
-                  else training_designs(rng, ttf_share, legacy_designs, extra_fonts))
+        design = pick(rng) if pick is not None else mix.draw(rng)
         size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
         img, labels = render_table(random_deal(rng), rng, design=design, size=size)
         frames = propose(img) + jittered_truth_frames(labels, rng)
@@ -447,9 +481,8 @@ def _accuracy(model, x: np.ndarray, y: np.ndarray) -> float:  # noqa: ANN001
     return float((pred == y).mean())
 
 
-def chunk_files(work: Path, scenes: int, chunks: int, seed: int, ttf_share: float = 0.0,
-                legacy_designs: bool = False,
-                extra_fonts: bool = False) -> tuple[list[Path], Path]:
+def chunk_files(work: Path, scenes: int, chunks: int, seed: int,
+                mix: DesignMix = DesignMix()) -> tuple[list[Path], Path]:
     """Generate (once) ``chunks`` training files and one calibration file in ``work``."""
     work.mkdir(parents=True, exist_ok=True)
     files = []
@@ -457,15 +490,14 @@ def chunk_files(work: Path, scenes: int, chunks: int, seed: int, ttf_share: floa
     for k in range(chunks + 1):
         path = work / f"data{k}.npz"
         if not path.exists():
-            generate(per if k < chunks else max(per // 3, 20), seed * 100 + k, path,
-                     ttf_share, legacy_designs, extra_fonts)
+            generate(per if k < chunks else max(per // 3, 20), seed * 100 + k, path, mix)
         files.append(path)
     return files[:-1], files[-1]
 
 
 def add_design_arguments(ap: argparse.ArgumentParser) -> None:
-    """``--ttf-share``, ``--legacy-designs`` and ``--extra-fonts`` (:func:`training_designs`),
-    for every command that renders training data."""
+    """``--ttf-share``, ``--legacy-designs``, ``--extra-fonts`` and ``--varied-suits``
+    (:class:`DesignMix`), for every command that renders training data."""
     ap.add_argument("--ttf-share", type=float, default=0.0,
                     help="share of the procedural decks with a TrueType index font (needs Pillow)")
     ap.add_argument("--legacy-designs", action="store_true",
@@ -474,6 +506,9 @@ def add_design_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--extra-fonts", action="store_true",
                     help="draw the TrueType decks from vision.procedural.EXTRA_TTF_FONTS too "
                          "(data made since the eighth session; needs those font packages)")
+    ap.add_argument("--varied-suits", type=float, default=0.0,
+                    help="share of the procedural decks whose suit symbols take proportions "
+                         "of their own (vision.suits; data made since the eleventh session)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -502,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
     add_design_arguments(ap)
     args = ap.parse_args(argv)
     train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed,
-                                   args.ttf_share, args.legacy_designs, args.extra_fonts)
+                                   DesignMix.from_args(args))
     cal_files = [cal]
     for extra in args.train_from:
         found = sorted(extra.glob("data*.npz"), key=lambda p: int(p.stem[4:]))

@@ -40,6 +40,7 @@ from vision.codes import CLASSES, REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
 from vision.train import (
     ARCHITECTURES,
+    DesignMix,
     add_design_arguments,
     build_model,
     export_onnx,
@@ -49,24 +50,23 @@ from vision.train import (
 )
 
 
-def _render_chunk(job: tuple[int, int, str, float, bool, bool, bool]) -> tuple[str, float]:
+def _render_chunk(job: tuple[int, int, str, DesignMix, bool]) -> tuple[str, float]:
     """Worker: render one seeded chunk into ``path`` (written whole, then renamed)."""
     import cv2
 
     cv2.setNumThreads(1)
-    scenes, seed, path, ttf_share, legacy_designs, extra_fonts, legibility = job
+    scenes, seed, path, mix, legibility = job
     t0 = time.time()
     out = Path(path)
     if not out.exists():
         tmp = out.with_name(out.stem + ".part.npz")
-        generate(scenes, seed, tmp, ttf_share, legacy_designs, extra_fonts, legibility)
+        generate(scenes, seed, tmp, mix, legibility)
         tmp.rename(out)
     return path, time.time() - t0
 
 
 def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
-              deadline: float | None, cal_scenes: int, ttf_share: float = 0.0,
-              legacy_designs: bool = False, extra_fonts: bool = False,
+              deadline: float | None, cal_scenes: int, mix: DesignMix | None = None,
               legibility: bool = False) -> dict:
     """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
 
@@ -76,11 +76,11 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
     command line), since a fork copies locks that other threads may hold.
     """
     work.mkdir(parents=True, exist_ok=True)
+    mix = mix or DesignMix()
     per = scenes // chunks
-    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), ttf_share, legacy_designs,
-           extra_fonts, legibility)
-    jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), ttf_share,
-                     legacy_designs, extra_fonts, legibility) for k in range(chunks)]
+    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), mix, legibility)
+    jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), mix, legibility)
+                    for k in range(chunks)]
     t0 = time.time()
     done: list[str] = []
     with mp.get_context("fork").Pool(workers) as pool:
@@ -405,8 +405,8 @@ def main(argv: list[str] | None = None) -> int:
         data = existing_data(args.work)
     else:
         data = make_data(args.work, args.scenes, args.chunks, args.seed, args.workers,
-                         args.data_deadline, args.cal_scenes, args.ttf_share,
-                         args.legacy_designs, args.extra_fonts, args.legibility)
+                         args.data_deadline, args.cal_scenes, DesignMix.from_args(args),
+                         args.legibility)
     print(json.dumps({"chunks": len(data["train"]),
                       **{k: v for k, v in data.items() if k != "train"}}), flush=True)
     if args.data_only:
