@@ -120,6 +120,29 @@ def test_vision_eval_prints_the_metrics(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["frames"] == len(labelled_images(SAMPLES)) and 0 <= s["recall"] <= 1
+    # per design: every label's design, and the parts add up to the whole
+    designs = {json.loads(lab.read_text())["design"] for _, lab in labelled_images(SAMPLES)}
+    assert set(s["by_design"]) == designs and len(designs) > 1
+    for key in ("frames", "readable_cards", "correct", "reported", "misread", "face_down"):
+        assert sum(d[key] for d in s["by_design"].values()) == s[key], key
+    table = out.split("by design:\n")[1].splitlines()
+    assert [line.split()[0] for line in table] == sorted(designs)
+    for line, d in zip(table, (s["by_design"][k] for k in sorted(designs)), strict=True):
+        assert f"({d['correct']}/{d['readable_cards']})" in line
+
+
+def test_vision_eval_without_design_labels_prints_no_design_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Labels that name no design (the format leaves it optional) are scored as one set."""
+    for img, lab in labelled_images(SAMPLES)[:2]:
+        (tmp_path / img.name).write_bytes(img.read_bytes())
+        labels = json.loads(lab.read_text())
+        labels.pop("design")
+        (tmp_path / lab.name).write_text(json.dumps(labels))
+    assert main(["vision-eval", str(tmp_path)]) == 0
+    assert "by design" not in capsys.readouterr().out
+    assert main(["vision-eval", "--json", str(tmp_path)]) == 0
+    assert list(json.loads(capsys.readouterr().out)["by_design"]) == [""]
 
 
 def test_vision_eval_refuses_a_directory_without_labels(
