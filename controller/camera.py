@@ -63,6 +63,7 @@ class CameraRead:
     elapsed_ms: float
     frame_name: str | None = None
     calibration_error: str | None = None  # why the frame could not be placed on the layout
+    warning: str | None = None  # why the frame's face-up cards were refused (no colour)
 
 
 class SimulatedCamera:
@@ -126,4 +127,5 @@ class SimulatedCamera:
                  for c in result["cards"]]
         return CameraRead(cards, [c["spot"] for c in result["face_down"]],
                           [c["spot"] for c in result["unreadable"]],
-                          float(result.get("elapsed_ms", 0.0)), saved)
+                          float(result.get("elapsed_ms", 0.0)), saved,
+                          warning=result.get("warning"))

@@ -193,7 +193,7 @@ class Demo:
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
         result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_name,
-                                       read.calibration_error)
+                                       read.calibration_error, read.warning)
         if result.problems:
             self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")
 

@@ -59,12 +59,14 @@ class TableService:
 
     def camera_check(self, round_id: int, camera: list[CameraCard], hole_up: bool,
                      frame_name: str | None = None,
-                     calibration_error: str | None = None) -> FusionResult:
+                     calibration_error: str | None = None,
+                     frame_warning: str | None = None) -> FusionResult:
         """Cross-check one camera reading of the layout against the shoe's cards of the round;
         record the camera's code for each card and the frame; hold the round on any problem
         (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
         not be placed on the layout (``calibration_error``) is itself the problem: its cards
-        cannot be compared area by area."""
+        cannot be compared area by area. A frame whose cards the camera refused as a whole
+        (``frame_warning``: no colour) says so first among the problems."""
         with self.lock:
             table = self.table
             rnd = table.round(round_id)
@@ -74,6 +76,8 @@ class TableService:
                     f"camera frame not placed on the layout: {calibration_error}"])
             else:
                 result = cross_check(visible, camera, self.cfg.shoe)
+                if frame_warning is not None:
+                    result.problems.insert(0, f"camera frame: {frame_warning}")
             table.record_camera(round_id, {p: code for p, code in
                                            result.camera_by_position.items() if code})
             if frame_name:

@@ -38,6 +38,7 @@ import numpy as np
 
 from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.crops import extract_crops
+from vision.frames import as_bgr, has_colour, refuse_codes
 from vision.handwalk import hand_walk
 from vision.proposals import (
     IndexFrame,
@@ -290,9 +291,15 @@ class Recognizer:
         return out
 
     def recognize(self, img: np.ndarray) -> dict:
-        """Cards in a BGR frame; see the module docstring for the shape of the result."""
+        """Cards in a frame (BGR; greyscale, BGRA and 16-bit frames are converted); see the
+        module docstring for the shape of the result. In a frame without colour every
+        face-up card is refused and the result carries a ``"warning"``
+        (:mod:`vision.frames`)."""
         t0 = time.perf_counter()
+        img = as_bgr(img)
         result = self.merge(self.read(img))
+        if not has_colour(img):
+            result = refuse_codes(result)
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
 

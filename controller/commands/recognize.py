@@ -112,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
                              for c in result["cards"]) or "-"
             if "calibration_error" in result:
                 cards += f" | not placed: {result['calibration_error']}"
+            if "warning" in result:
+                cards += f" | warning: {result['warning']}"
             tqdm.write(f"{path}: {cards} | face down {len(result['face_down'])}"
                        f" | unreadable {len(result['unreadable'])}"
                        f" | {result['elapsed_ms']:.1f} ms")

@@ -1,0 +1,120 @@
+"""Frames without colour are refused card by card, and odd frame formats are converted
+(vision.frames), from the recogniser through the command line to the table's cross-check."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from vision.evaluate import labelled_images
+from vision.frames import MIN_COLOUR_SHARE, NO_COLOUR, as_bgr, colour_share, has_colour
+from vision.recognize import Recognizer, load_image
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer()
+
+
+@pytest.fixture(scope="module")
+def frame() -> np.ndarray:
+    """The sample frame with the most cards read (so that refusing them is seen)."""
+    rec = Recognizer()
+    images = [load_image(i) for i, _ in labelled_images(SAMPLES)]
+    return max(images, key=lambda img: len(rec.recognize(img)["cards"]))
+
+
+def grey(img: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+
+
+def test_every_sample_frame_has_colour_and_its_grey_copy_none() -> None:
+    for img_path, _ in labelled_images(SAMPLES):
+        img = load_image(img_path)
+        assert colour_share(img) >= 4 * MIN_COLOUR_SHARE and has_colour(img), img_path
+        assert colour_share(as_bgr(grey(img))) == 0 and not has_colour(as_bgr(grey(img)))
+
+
+def test_a_grey_frame_reports_no_card_and_says_why(recognizer: Recognizer,
+                                                   frame: np.ndarray) -> None:
+    """Grey, diamonds are read as spades (a test of the reader, not of this check: it misread
+    113 of 798 reports on `val` turned grey); so every face-up card of a colourless frame
+    goes to the refusals, none is lost, and the warning says why."""
+    colour = recognizer.recognize(frame)
+    assert len(colour["cards"]) >= 5 and "warning" not in colour
+    for grey_frame in (grey(frame), as_bgr(grey(frame))):   # 2-D, and three equal channels
+        result = recognizer.recognize(grey_frame)
+        assert result["cards"] == [] and result["warning"] == NO_COLOUR
+        assert len(result["unreadable"]) >= len(colour["cards"])
+        assert isinstance(result["elapsed_ms"], float)
+        # every card the colour frame read has one of the grey frame's refusals on it (a
+        # refusal's centre comes from one read's estimate: near the card's, not at it)
+        refused = np.array([u["center"] for u in result["unreadable"]])
+        for card in colour["cards"]:
+            width = np.linalg.norm(np.subtract(card["corners"][1], card["corners"][0]))
+            assert np.linalg.norm(refused - card["center"], axis=1).min() < 0.75 * width, card
+
+
+def test_bgra_and_16_bit_frames_read_as_the_colour_frame(recognizer: Recognizer,
+                                                         frame: np.ndarray) -> None:
+    expected = [(c["code"], c["center"]) for c in recognizer.recognize(frame)["cards"]]
+    for variant in (cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA), frame.astype(np.uint16) * 257):
+        got = recognizer.recognize(variant)
+        assert [(c["code"], c["center"]) for c in got["cards"]] == expected
+    with pytest.raises(ValueError, match="8- or 16-bit"):
+        recognizer.recognize(frame.astype(np.float32))
+    with pytest.raises(ValueError, match="H x W x 3"):
+        recognizer.recognize(frame[..., :2])
+
+
+def test_recognize_command_warns_on_a_greyscale_file(
+        tmp_path: Path, frame: np.ndarray, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "night.jpg"
+    cv2.imwrite(str(path), grey(frame))    # a one-channel JPEG file
+    assert main(["recognize", "--json", str(path)]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["cards"] == [] and line["warning"] == NO_COLOUR and line["unreadable"]
+    assert main(["recognize", str(path)]) == 0
+    assert "warning: no colour in the frame" in capsys.readouterr().out
+
+
+def test_a_colourless_camera_frame_holds_the_round_saying_why(tmp_path: Path,
+                                                              frame: np.ndarray) -> None:
+    """The table's camera reads a grey frame: no card codes, the warning on the reading, and
+    the cross-check holds the round with that warning first among its problems."""
+    from controller.auth import Role
+    from controller.camera import SimulatedCamera
+    from controller.config import load_config
+    from controller.service import TableService
+    from controller.storage import Store
+
+    read = SimulatedCamera(None).read(grey(frame), calibration=None)
+    assert read.cards == [] and read.warning == NO_COLOUR and read.unreadable
+
+    store = Store(tmp_path / "t.db")
+    svc = TableService(store, load_config(), rng=random.Random(1))
+    svc.auth.add_user("dealer", Role.DEALER, "dealer-pass-123")
+    t = svc.table
+    svc.call(t.open_round)
+    svc.call(t.set_main, 1, True)
+    svc.call(t.place_wager, 1)
+    svc.call(t.lockout)
+    svc.call(t.chip_count, 1, svc.actor(svc.auth.login("dealer", "dealer-pass-123")))
+    svc.call(t.deal, "KH")
+    rid = t.current().id
+    # a card the camera does not see is no problem by itself (it may lie under another)
+    assert svc.camera_check(rid, read.cards, hole_up=False).problems == []
+    assert t.current().state.value != "held"
+    # so without the warning a camera gone grey would confirm nothing and hold nothing
+    result = svc.camera_check(rid, read.cards, hole_up=False, frame_warning=read.warning)
+    assert result.problems == [f"camera frame: {NO_COLOUR}"]
+    assert t.current().state.value == "held"
+    store.close()
