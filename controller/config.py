@@ -220,6 +220,13 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
         if method == "points" and len(points[key]) != 4:
             raise src.error(f"calibration \"points\" needs exactly four {key}, got "
                             f"{len(points[key])}", "camera", key)
+    if method == "points":
+        from vision.calibration import CalibrationError, TableCalibration
+
+        try:
+            TableCalibration.from_points(points["image_points"], points["layout_points"])
+        except CalibrationError as exc:
+            raise src.error(f"[camera] {exc}", "camera", "image_points") from None
     dictionary = _get(src, doc, "camera", "aruco_dictionary", str)
     markers: dict[int, tuple[float, float]] = {}
     for key, value in cam.get("aruco_markers", {}).items():

@@ -221,3 +221,41 @@ def test_cards_are_placed_by_their_index_corner_and_real_size() -> None:
                          "corners": [p.tolist() for p in quad]}],
               "face_down": [], "unreadable": []}
     assert assign_spots(result, cal)["cards"][0]["spot"] == "seat5"
+
+
+def _layout_and_image_points(seed: int) -> tuple[list[list[float]], np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    img, labels = render_table({"seat2": ["4H"]}, rng, design="plastic", tilt_max=35)
+    layout = [[-400.0, -200.0], [400.0, -200.0], [400.0, 150.0], [-400.0, 150.0]]
+    return layout, _project(np.array(labels["table_to_image"]), np.array(layout)), img
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_mirrored_camera_or_misordered_points_are_refused(tmp_path: Path, seed: int) -> None:
+    """Layout millimetres run as the rendered picture does at every tilt and turn, so a map
+    that reverses the turning sense is a mirrored picture (all four points) or points out of
+    order (some of them); the table file says which, and the good points still load."""
+    layout, pts, _ = _layout_and_image_points(seed)
+    TableCalibration.from_points(pts, layout)
+    mirrored = pts * [-1, 1] + [1279, 0]
+    with pytest.raises(CalibrationError, match="picture is mirrored"):
+        TableCalibration.from_points(mirrored, layout)
+    swapped = pts[[1, 0, 2, 3]]
+    with pytest.raises(CalibrationError, match="do not make one view"):
+        TableCalibration.from_points(swapped, layout)
+    path = tmp_path / "t.toml"
+    path.write_text(f'[camera]\ncalibration = "points"\nimage_points = {mirrored.tolist()}\n'
+                    f"layout_points = {layout}\n")
+    with pytest.raises(ConfigError, match="camera's picture is mirrored"):
+        load_config(path)
+
+
+def test_a_mirrored_frame_is_not_calibrated_from_its_markers() -> None:
+    """ArUco markers seen in a mirror do not decode as the markers printed (none or others),
+    so a mirrored frame gets a calibration error, never a mirrored calibration."""
+    rng = np.random.default_rng(8)
+    img, _ = render_table({"seat3": ["AS"]}, rng, design="plastic", markers=DEFAULT_MARKERS,
+                          tilt_max=10)
+    TableCalibration.from_aruco(img, DEFAULT_MARKERS)
+    with pytest.raises(CalibrationError):
+        TableCalibration.from_aruco(cv2.flip(img, 1), DEFAULT_MARKERS)

@@ -55,6 +55,44 @@ def _default_spots() -> dict[str, tuple[float, float]]:
     return {name: (x, y) for name, (x, y, _) in SPOTS.items()}
 
 
+def _jacobian_det(h: np.ndarray, point: np.ndarray) -> float:
+    """The determinant of the homography ``h``'s derivative at image ``point``: its sign says
+    whether it keeps or reverses the turning sense there."""
+    x, y = float(point[0]), float(point[1])
+    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    mapped = (h[:2, :2] @ (x, y) + h[:2, 2]) / w
+    jac = (h[:2, :2] - np.outer(mapped, h[2, :2])) / w
+    return float(np.linalg.det(jac))
+
+
+def orientation_problem(image_to_layout: np.ndarray, image_points: np.ndarray) -> str | None:
+    """Why ``image_to_layout`` cannot be a camera's view of the layout, or ``None``.
+
+    Layout millimetres run the way the picture does (x to the right, y down, as the camera
+    sees the table from above: :mod:`vision.synth` renders so, at every tilt and turn), so the
+    map keeps the turning sense everywhere on the table. Reversed at every calibration point,
+    the picture is mirrored (a camera or driver setting); reversed at some only, two points are
+    given in the wrong order (the quadrilateral is folded over itself).
+
+    >>> import numpy as np
+    >>> square = np.array([[0, 0], [100, 0], [100, 100], [0, 100]], np.float32)
+    >>> orientation_problem(np.eye(3), square) is None
+    True
+    >>> orientation_problem(np.diag([-1.0, 1.0, 1.0]), square)[:60]  # x flipped: a mirror
+    'the image points run the other way round from their layout p'
+    """
+    h = np.asarray(image_to_layout, np.float64)
+    dets = [_jacobian_det(h, p) for p in image_points]
+    if all(d > 0 for d in dets):
+        return None
+    if all(d < 0 for d in dets):
+        return ("the image points run the other way round from their layout points: the "
+                "camera's picture is mirrored (set the camera or its driver not to mirror it, "
+                "or check the points)")
+    return ("the image points and layout points do not make one view of the table (two of "
+            "them are given in a different order, or three lie on a line)")
+
+
 @dataclass
 class TableCalibration:
     """Image-to-layout homography plus the layout positions of the spots."""
@@ -76,6 +114,9 @@ class TableCalibration:
         if src.shape != (4, 2) or dst.shape != (4, 2):
             raise ValueError("calibration needs exactly four image points and four layout points")
         h = cv2.getPerspectiveTransform(src, dst)
+        problem = orientation_problem(h, src)
+        if problem:
+            raise CalibrationError(problem)
         return cls(h, dict(spots) if spots else _default_spots(), max_distance)
 
     @classmethod
@@ -98,6 +139,9 @@ class TableCalibration:
         h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, max_error_mm)
         if h is None or int(inliers.sum()) < 4:
             raise CalibrationError("the markers seen do not fit one table plane")
+        problem = orientation_problem(h, src[inliers.ravel() > 0])
+        if problem:
+            raise CalibrationError(problem)
         return cls(h, dict(spots) if spots else _default_spots(), max_distance)
 
     def to_layout(self, point: Sequence[float]) -> np.ndarray:
