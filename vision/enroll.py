@@ -83,12 +83,14 @@ def design_picker(house: str, share: float, aisleriot: bool) -> Callable:
     >>> 650 < draws.count("deck:/x") < 750, all(d.startswith(("deck:", "proc:")) for d in draws)
     (True, True)
     """
-    from vision.train import training_designs
+    from vision.train import DesignMix
+
+    replay = DesignMix(aisleriot=aisleriot)
 
     def pick(rng: np.random.Generator) -> str:
         if rng.random() < share:
             return house
-        return training_designs(rng, aisleriot=aisleriot)
+        return replay.draw(rng)
 
     return pick
 
