@@ -45,9 +45,9 @@ def test_every_sample_frame_has_colour_and_its_grey_copy_none() -> None:
 
 def test_a_grey_frame_reports_no_card_and_says_why(recognizer: Recognizer,
                                                    frame: np.ndarray) -> None:
-    """Grey, diamonds are read as spades (a test of the reader, not of this check: it misread
-    113 of 798 reports on `val` turned grey); so every face-up card of a colourless frame
-    goes to the refusals, none is lost, and the warning says why."""
+    """Grey, the reader takes diamonds for spades (113 misreads in 798 reports on the `val`
+    frames turned grey, measured once: see vision/frames.py); so every face-up card of a
+    colourless frame goes to the refusals, none is lost, and the warning says why."""
     colour = recognizer.recognize(frame)
     assert len(colour["cards"]) >= 5 and "warning" not in colour
     for grey_frame in (grey(frame), as_bgr(grey(frame))):   # 2-D, and three equal channels
