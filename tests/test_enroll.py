@@ -70,14 +70,14 @@ def test_sixteen_bit_and_grey_scans_load_with_round_corners(deck_dir: Path,
     img = cv2.imread(str(folder / "5D.png"), cv2.IMREAD_UNCHANGED)[..., :3]
     (folder / "5D.png").unlink()
     cv2.imwrite(str(folder / "5D.png"), img.astype(np.uint16) * 257)
-    grey = cv2.cvtColor(cv2.imread(str(folder / "6D.png"), cv2.IMREAD_UNCHANGED)[..., :3],
+    grey = cv2.cvtColor(cv2.imread(str(folder / "6S.png"), cv2.IMREAD_UNCHANGED)[..., :3],
                         cv2.COLOR_BGR2GRAY)
-    (folder / "6D.png").unlink()
-    cv2.imwrite(str(folder / "6D.png"), grey)
+    (folder / "6S.png").unlink()
+    cv2.imwrite(str(folder / "6S.png"), grey)
     deck = load_deck_dir(folder)
     face = deck.faces["5D"]
     assert face.dtype == np.uint8 and face[face.shape[0] // 2, 80, 3] == 255
-    assert deck.faces["6D"][0, 0, 3] == 0 and deck.faces["6D"][50, 80, 3] == 255
+    assert deck.faces["6S"][0, 0, 3] == 0 and deck.faces["6S"][50, 80, 3] == 255
     assert np.abs(face[..., :3].astype(int) - get_design("proc:2:11").faces["5D"][..., :3]
                   ).mean() < 3
 
@@ -94,6 +94,9 @@ def test_sixteen_bit_and_grey_scans_load_with_round_corners(deck_dir: Path,
                                                                      cv2.IMREAD_UNCHANGED),
                                                           cv2.ROTATE_90_CLOCKWISE)),
      "KD not the shape of the other faces"),
+    (lambda d: [cv2.imwrite(str(d / f"{c}.png"), cv2.cvtColor(cv2.imread(str(d / f"{c}.png")),
+                                                              cv2.COLOR_BGR2GRAY))
+                for c in ("6D", "JH")], "6D, JH show no colour"),
 ])
 def test_bad_deck_dirs_are_refused_with_what_to_fix(deck_dir: Path, tmp_path: Path,
                                                     change, words: str) -> None:  # noqa: ANN001

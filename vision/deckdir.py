@@ -8,8 +8,10 @@ File names are card codes as everywhere else (``QH``, ``TS``; ``10S`` is taken f
 case does not matter), images PNG, JPEG or WebP. Each image is one whole card, upright (an
 index corner top left), cropped to its edge, scanned or photographed square-on. An image with
 an alpha channel keeps it (rounded corners drawn transparent); any other gets rounded corners
-of 6 % of its width. Every card is resized to :data:`vision.designs.CARD_WIDTH` pixels wide at
-the faces' median height, as the aisleriot designs are. Design name ``deck:<directory>``
+of 6 % of its width. Hearts and diamonds must be in colour (:mod:`vision.frames`: the reader
+takes part of a suit from its ink); a black-suit face or a back may be scanned grey. Every
+card is resized to :data:`vision.designs.CARD_WIDTH` pixels wide at the faces' median height,
+as the aisleriot designs are. Design name ``deck:<directory>``
 (:func:`vision.designs.get_design`) renders it in scenes like any other design.
 
     >>> import tempfile
@@ -36,6 +38,7 @@ import numpy as np
 
 from vision.codes import CARD_CODES
 from vision.designs import CARD_WIDTH, CardDesign
+from vision.frames import has_colour
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 #: Corner radius given to images without an alpha channel, a share of the card width (real
@@ -115,6 +118,11 @@ def load_deck_dir(directory: Path) -> CardDesign:
     if odd:
         raise DeckError(f"{directory}: {', '.join(odd)} not the shape of the other faces "
                         f"(height/width {median:.3f}): crop each image to the card's edge")
+    grey = [c for c in CARD_CODES if c[1] in "HD" and not has_colour(images[c][..., :3])]
+    if grey:
+        raise DeckError(f"{directory}: {', '.join(grey)} show no colour (scanned in greyscale?): "
+                        "scan hearts and diamonds in colour, the reader tells them from spades "
+                        "and clubs partly by their red ink")
     size = (CARD_WIDTH, int(round(CARD_WIDTH * median)))
     back_images = []
     for path in backs:
