@@ -13,7 +13,14 @@ import pytest
 
 from controller.cli import main
 from vision.evaluate import labelled_images
-from vision.frames import MIN_COLOUR_SHARE, NO_COLOUR, as_bgr, colour_share, has_colour
+from vision.frames import (
+    MIN_COLOUR_SHARE,
+    MIRRORED,
+    NO_COLOUR,
+    as_bgr,
+    colour_share,
+    has_colour,
+)
 from vision.recognize import Recognizer, load_image
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
@@ -118,3 +125,20 @@ def test_a_colourless_camera_frame_holds_the_round_saying_why(tmp_path: Path,
     assert result.problems == [f"camera frame: {NO_COLOUR}"]
     assert t.current().state.value == "held"
     store.close()
+
+
+def test_a_mirrored_frame_reports_no_card_and_says_why(recognizer: Recognizer,
+                                                       frame: np.ndarray) -> None:
+    """A mirrored index reads as almost nothing (a camera or driver that mirrors the picture
+    would look like an empty table); flipped back, the frame's outline corners read, so the
+    frame is flagged. Neither the frame itself nor an empty table is."""
+    result = recognizer.recognize(cv2.flip(frame, 1))
+    assert result["cards"] == [] and result["warning"] == MIRRORED
+    assert recognizer.looks_mirrored(cv2.flip(frame, 1))
+    assert not recognizer.looks_mirrored(frame)
+    felt = np.zeros_like(frame)
+    felt[:] = (40, 110, 30)
+    empty = recognizer.recognize(felt)
+    assert empty["cards"] == [] and "warning" not in empty
+    for img_path, _ in labelled_images(SAMPLES):
+        assert "warning" not in recognizer.recognize(load_image(img_path)), img_path

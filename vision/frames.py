@@ -40,6 +40,12 @@ NO_COLOUR = ("no colour in the frame (a monochrome or night-mode camera, or a gr
              "file): red and black suits cannot be told apart, so every face-up card is "
              "refused")
 
+#: The warning put on the result of a frame that reads as a mirror image
+#: (:meth:`vision.recognize.Recognizer.looks_mirrored`).
+MIRRORED = ("the frame looks mirrored (its card corners read when the picture is flipped left "
+            "to right): set the camera or its driver not to mirror the picture; every face-up "
+            "card is refused")
+
 
 def as_bgr(img: np.ndarray) -> np.ndarray:
     """``img`` as an 8-bit, 3-channel BGR frame: a greyscale frame gets three equal channels,
@@ -85,9 +91,9 @@ def has_colour(img: np.ndarray) -> bool:
     return colour_share(img) >= MIN_COLOUR_SHARE
 
 
-def refuse_codes(result: dict) -> dict:
+def refuse_codes(result: dict, warning: str = NO_COLOUR) -> dict:
     """``result`` (:meth:`vision.recognize.Recognizer.merge`) with every face-up card moved to
-    the refusals and the :data:`NO_COLOUR` warning added.
+    the refusals and ``warning`` added.
 
     >>> refuse_codes({"cards": [{"code": "QH", "confidence": 1.0, "center": [1.0, 2.0],
     ...                          "corners": []}], "face_down": [], "unreadable": []})["unreadable"]
@@ -96,4 +102,4 @@ def refuse_codes(result: dict) -> dict:
     return {**result, "cards": [],
             "unreadable": result["unreadable"] + [{"center": c["center"]}
                                                   for c in result["cards"]],
-            "warning": NO_COLOUR}
+            "warning": warning}
