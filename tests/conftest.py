@@ -57,3 +57,24 @@ def harness(tmp_path):
     h = Harness(tmp_path / "table.db")
     yield h
     h.store.close()
+
+
+@pytest.fixture
+def dealt_service(tmp_path):
+    """A :class:`controller.service.TableService` on a real SQLite file whose round has one
+    wager locked out and its first card (KH) dealt: the state a camera check happens in.
+    Yields the service and the round's id."""
+    from controller.service import TableService
+
+    store = Store(tmp_path / "t.db")
+    svc = TableService(store, load_config(), rng=random.Random(1))
+    svc.auth.add_user("dealer", Role.DEALER, "dealer-pass-123")
+    t = svc.table
+    svc.call(t.open_round)
+    svc.call(t.set_main, 1, True)
+    svc.call(t.place_wager, 1)
+    svc.call(t.lockout)
+    svc.call(t.chip_count, 1, svc.actor(svc.auth.login("dealer", "dealer-pass-123")))
+    svc.call(t.deal, "KH")
+    yield svc, t.current().id
+    store.close()

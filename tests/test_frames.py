@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import cv2
@@ -93,38 +92,22 @@ def test_recognize_command_warns_on_a_greyscale_file(
     assert "warning: no colour in the frame" in capsys.readouterr().out
 
 
-def test_a_colourless_camera_frame_holds_the_round_saying_why(tmp_path: Path,
+def test_a_colourless_camera_frame_holds_the_round_saying_why(dealt_service,  # noqa: ANN001
                                                               frame: np.ndarray) -> None:
     """The table's camera reads a grey frame: no card codes, the warning on the reading, and
     the cross-check holds the round with that warning first among its problems."""
-    from controller.auth import Role
     from controller.camera import SimulatedCamera
-    from controller.config import load_config
-    from controller.service import TableService
-    from controller.storage import Store
 
     read = SimulatedCamera(None).read(grey(frame), calibration=None)
     assert read.cards == [] and read.warning == NO_COLOUR and read.unreadable
-
-    store = Store(tmp_path / "t.db")
-    svc = TableService(store, load_config(), rng=random.Random(1))
-    svc.auth.add_user("dealer", Role.DEALER, "dealer-pass-123")
-    t = svc.table
-    svc.call(t.open_round)
-    svc.call(t.set_main, 1, True)
-    svc.call(t.place_wager, 1)
-    svc.call(t.lockout)
-    svc.call(t.chip_count, 1, svc.actor(svc.auth.login("dealer", "dealer-pass-123")))
-    svc.call(t.deal, "KH")
-    rid = t.current().id
+    svc, rid = dealt_service
     # a card the camera does not see is no problem by itself (it may lie under another)
     assert svc.camera_check(rid, read.cards, hole_up=False).problems == []
-    assert t.current().state.value != "held"
+    assert svc.table.current().state.value != "held"
     # so without the warning a camera gone grey would confirm nothing and hold nothing
     result = svc.camera_check(rid, read.cards, hole_up=False, frame_warning=read.warning)
     assert result.problems == [f"camera frame: {NO_COLOUR}"]
-    assert t.current().state.value == "held"
-    store.close()
+    assert svc.table.current().state.value == "held"
 
 
 def test_a_mirrored_frame_reports_no_card_and_says_why(recognizer: Recognizer,

@@ -159,29 +159,12 @@ def test_simulated_camera_calibrates_each_frame_from_its_markers(tmp_path: Path)
     assert placed >= 6
 
 
-def test_a_frame_not_placed_on_the_layout_holds_the_round(tmp_path: Path) -> None:
-    import random
-
-    from controller.auth import Role
-    from controller.service import TableService
-    from controller.storage import Store
-
-    store = Store(tmp_path / "t.db")
-    svc = TableService(store, load_config(), rng=random.Random(1))
-    svc.auth.add_user("dealer", Role.DEALER, "dealer-pass-123")
-    t = svc.table
-    svc.call(t.open_round)
-    svc.call(t.set_main, 1, True)
-    svc.call(t.place_wager, 1)
-    svc.call(t.lockout)
-    svc.call(t.chip_count, 1, svc.actor(svc.auth.login("dealer", "dealer-pass-123")))
-    svc.call(t.deal, "KH")
-    rid = t.current().id
+def test_a_frame_not_placed_on_the_layout_holds_the_round(dealt_service) -> None:  # noqa: ANN001
+    svc, rid = dealt_service
     why = "ArUco calibration needs four known markers; saw 2 (0, 4) of 6"
     result = svc.camera_check(rid, [], hole_up=False, calibration_error=why)
     assert result.problems == [f"camera frame not placed on the layout: {why}"]
-    assert t.current().state.value == "held"
-    store.close()
+    assert svc.table.current().state.value == "held"
 
 
 def test_rendered_hands_stay_in_their_own_area() -> None:
