@@ -63,7 +63,7 @@ class CameraRead:
     elapsed_ms: float
     frame_name: str | None = None
     calibration_error: str | None = None  # why the frame could not be placed on the layout
-    warning: str | None = None  # why the frame's face-up cards were refused (no colour)
+    warning: str | None = None  # why the frame's face-up cards were refused (no colour, mirrored)
 
 
 class SimulatedCamera:

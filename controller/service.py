@@ -66,7 +66,7 @@ class TableService:
         (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
         not be placed on the layout (``calibration_error``) is itself the problem: its cards
         cannot be compared area by area. A frame whose cards the camera refused as a whole
-        (``frame_warning``: no colour) says so first among the problems."""
+        (``frame_warning``: no colour, mirrored) says so first among the problems."""
         with self.lock:
             table = self.table
             rnd = table.round(round_id)
