@@ -77,7 +77,7 @@ class SuitShapes:
     @classmethod
     def random(cls, rng: np.random.Generator) -> SuitShapes:
         """Proportions drawn over the range printed decks use (the fixed shapes of
-        :func:`vision.procedural.draw_suit` lie inside it)."""
+        :func:`vision.procedural.draw_suit` lie about in its middle)."""
         u = rng.uniform
         return cls(lobe=u(0.38, 0.56), lobe_gap=u(0.32, 0.52), side_bulge=u(-0.12, 0.16),
                    diamond_width=u(0.55, 0.85), diamond_bulge=u(-0.22, 0.1),
