@@ -69,6 +69,14 @@ def test_a_grey_frame_reports_no_card_and_says_why(recognizer: Recognizer,
             assert np.linalg.norm(refused - card["center"], axis=1).min() < 0.75 * width, card
 
 
+def test_a_blank_frame_gets_the_warning(recognizer: Recognizer) -> None:
+    """A covered or failed camera (black) or a washed-out one (white) does not see the table:
+    no card, and the warning that the table's cross-check holds the round on."""
+    for level in (0, 255):
+        result = recognizer.recognize(np.full((720, 1280, 3), level, np.uint8))
+        assert result["cards"] == [] and result["warning"] == NO_COLOUR
+
+
 def test_bgra_and_16_bit_frames_read_as_the_colour_frame(recognizer: Recognizer,
                                                          frame: np.ndarray) -> None:
     expected = [(c["code"], c["center"]) for c in recognizer.recognize(frame)["cards"]]

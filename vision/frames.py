@@ -15,7 +15,8 @@ colour. Of 1320 colour frames rendered for this project (validation, calibration
 degraded sets), the least coloured had 4.0 %; greyscale files have none. A monochrome picture
 with a tint (sepia, an infrared cast) has chroma and is not caught; a colour frame with
 nothing coloured in it at all (grey felt, no chips, only black cards) would be refused, on
-the safe side.
+the safe side. A blank frame (black: a covered or failed camera; white; any flat grey)
+gets the warning too, which is what the table's cross-check should hear.
 
 >>> import numpy as np
 >>> grey = np.full((8, 8, 3), 128, np.uint8)
@@ -36,9 +37,9 @@ MIN_CHROMA = 12
 #: A frame with colour in fewer than this share of its pixels has no colour.
 MIN_COLOUR_SHARE = 0.005
 #: The warning put on the result of a frame without colour.
-NO_COLOUR = ("no colour in the frame (a monochrome or night-mode camera, or a greyscale "
-             "file): red and black suits cannot be told apart, so every face-up card is "
-             "refused")
+NO_COLOUR = ("no colour in the frame (a monochrome or night-mode camera, a greyscale file, or "
+             "a blank picture): red and black suits cannot be told apart, so no face-up card "
+             "is reported")
 
 #: The warning put on the result of a frame that reads as a mirror image
 #: (:meth:`vision.recognize.Recognizer.looks_mirrored`).
