@@ -44,8 +44,8 @@ NO_COLOUR = ("no colour in the frame (a monochrome or night-mode camera, a greys
 #: The warning put on the result of a frame that reads as a mirror image
 #: (:meth:`vision.recognize.Recognizer.looks_mirrored`).
 MIRRORED = ("the frame looks mirrored (its card corners read when the picture is flipped left "
-            "to right): set the camera or its driver not to mirror the picture; every face-up "
-            "card is refused")
+            "to right): set the camera or its driver not to mirror the picture; no face-up "
+            "card is reported")
 
 
 def as_bgr(img: np.ndarray) -> np.ndarray:

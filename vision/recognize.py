@@ -17,7 +17,7 @@ of the same card (its two index corners, or one corner reached twice) are merged
 centre they imply; reads of one card that disagree are refused. A card's confidence is its best
 read's probability, or higher when its two opposite index corners were read alike
 (:func:`card_score`); a card below the operating threshold is reported as ``unreadable``, never
-guessed.
+guessed; so is every card of a frame without colour or a mirrored one, with a ``"warning"``.
 
     >>> from vision.recognize import Recognizer  # doctest: +SKIP
     >>> Recognizer().recognize(cv2.imread("frame.jpg"))  # doctest: +SKIP
@@ -299,9 +299,9 @@ class Recognizer:
 
     def recognize(self, img: np.ndarray) -> dict:
         """Cards in a frame (BGR; greyscale, BGRA and 16-bit frames are converted); see the
-        module docstring for the shape of the result. In a frame without colour every
-        face-up card is refused and the result carries a ``"warning"``
-        (:mod:`vision.frames`)."""
+        module docstring for the shape of the result. In a frame without colour
+        (:mod:`vision.frames`), or one that reads no card and :meth:`looks_mirrored`, every
+        face-up card is refused and the result carries a ``"warning"`` saying why."""
         t0 = time.perf_counter()
         img = as_bgr(img)
         result = self.merge(self.read(img))
@@ -319,7 +319,7 @@ class Recognizer:
         picture itself. A mirrored index reads as almost nothing (a few mirror-symmetric
         glyphs, placed on the wrong card), so a mirrored camera would otherwise show only as
         a table with no cards. :meth:`recognize` asks this of a frame that reports no card
-        (two outline passes and a few dozen crops more: 12-13 ms a 720p frame)."""
+        (two outline passes and a few dozen crops more: 12-14 ms a 720p frame)."""
         def sure(frame: np.ndarray) -> int:
             found = outline(frame)
             if not found.sizes:
