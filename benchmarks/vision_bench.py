@@ -81,10 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(total.report())
         print(f"ms/frame p90 {out['ms_per_frame_p90']}  stages {out['stages_median']}")
-        for name, s in out["per_design"].items():
-            print(f"  {name:14s} recall {100 * s['recall']:.2f}%  misread {s['misread']}"
-                  f"/{s['reported']}  FP {s['false_positives']}"
-                  f"  face-down {s['face_down_found']}/{s['face_down']}")
+        for name, s in sorted(per_design.items()):
+            print(f"  {name:14s} {s.line()}")
         print("confusions:", ", ".join(out["confusions"]) or "none")
     return 0
 

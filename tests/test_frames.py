@@ -31,11 +31,10 @@ def recognizer() -> Recognizer:
 
 
 @pytest.fixture(scope="module")
-def frame() -> np.ndarray:
+def frame(recognizer: Recognizer) -> np.ndarray:
     """The sample frame with the most cards read (so that refusing them is seen)."""
-    rec = Recognizer()
     images = [load_image(i) for i, _ in labelled_images(SAMPLES)]
-    return max(images, key=lambda img: len(rec.recognize(img)["cards"]))
+    return max(images, key=lambda img: len(recognizer.recognize(img)["cards"]))
 
 
 def grey(img: np.ndarray) -> np.ndarray:
