@@ -4,7 +4,10 @@
 
 ``--designs val`` means the validation designs (aisleriot designs and the procedural family
 never used in training); ``train`` the training ones; or give names separated by commas
-(``proc:5:3`` for a procedural deck).
+(``proc:5:3`` for a procedural deck). ``--burst K`` writes each scene as a burst of ``K``
+frames of a still camera (:func:`vision.synth.render_burst`): ``NAME.jpg`` and its label as
+ever, then ``NAME.b1.jpg`` .. ``NAME.b<K-1>.jpg``; the scenes, and the first frames, are those
+of the same command without ``--burst``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 
 from vision.designs import TRAIN_AISLERIOT, VAL_AISLERIOT
 from vision.procedural import TRAIN_FAMILIES, VAL_FAMILIES
-from vision.synth import random_deal, render_table
+from vision.synth import random_deal, render_burst
 
 
 def design_list(spec: str, seed: int) -> list[str]:
@@ -32,21 +35,27 @@ def design_list(spec: str, seed: int) -> list[str]:
 
 def write_labelled_set(out: Path, designs: list[str], frames_per_design: int, seed: int,
                        size: tuple[int, int] = (1280, 720), quality: int = 90,
-                       clean: bool = False, pitch_jitter: float = 0.0) -> int:
+                       clean: bool = False, pitch_jitter: float = 0.0, burst: int = 1) -> int:
     """Render ``frames_per_design`` frames per design into ``out``; returns the frame count.
 
     ``clean`` renders without glare, blur, noise or JPEG damage (saved at ``quality``), to
     separate what image quality costs from what geometry and design cost; ``pitch_jitter``
-    makes the hands' steps uneven (:func:`vision.synth.render_table`)."""
+    makes the hands' steps uneven (:func:`vision.synth.render_table`); ``burst`` frames are
+    written of each scene (module docstring)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
+    # the later frames' noise has its own stream, so that the scenes are those made without
+    noise_rng = np.random.default_rng([seed, 1])
     n = 0
     for design in designs:
         for k in range(frames_per_design):
-            img, labels = render_table(random_deal(rng), rng, design=design, size=size,
-                                       clean=clean, pitch_jitter=pitch_jitter)
+            frames, labels = render_burst(random_deal(rng), rng, burst, noise_rng,
+                                          design=design, size=size, clean=clean,
+                                          pitch_jitter=pitch_jitter)
             stem = f"{design.replace(':', '-')}_{k:03d}"
-            cv2.imwrite(str(out / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            for i, img in enumerate(frames):
+                name = f"{stem}.jpg" if i == 0 else f"{stem}.b{i}.jpg"
+                cv2.imwrite(str(out / name), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
             (out / f"{stem}.json").write_text(json.dumps(labels) + "\n")
             n += 1
     return n
@@ -64,10 +73,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="no glare, blur, noise or JPEG damage in the rendering")
     ap.add_argument("--pitch-jitter", type=float, default=0.0,
                     help="uneven steps within a hand (standard deviation, share of the step)")
+    ap.add_argument("--burst", type=int, default=1, metavar="K",
+                    help="frames of a still camera per scene (fresh sensor noise in each)")
     args = ap.parse_args(argv)
+    if args.burst < 1:
+        ap.error("--burst must be at least 1")
     w, h = (int(v) for v in args.size.split("x"))
     n = write_labelled_set(args.out, design_list(args.designs, args.seed), args.frames,
-                           args.seed, (w, h), args.quality, args.clean, args.pitch_jitter)
+                           args.seed, (w, h), args.quality, args.clean, args.pitch_jitter,
+                           args.burst)
     print(f"wrote {n} frames to {args.out}")
     return 0
 

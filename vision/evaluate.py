@@ -17,6 +17,10 @@ Metrics:
 * **false positives**: reported cards that sit on no labelled card, or on one already matched,
   or on a face-down card;
 * face-down recall, unreadable reports, and milliseconds per frame (median).
+
+A *burst* (several frames of one still scene, :mod:`vision.burst`) is ``NAME.jpg`` with its
+label, followed by ``NAME.b1.jpg``, ``NAME.b2.jpg``, ...; scored as bursts, each scene's
+frames are read and fused into one result, and its time is the whole burst's.
 """
 
 from __future__ import annotations
@@ -160,22 +164,39 @@ def labelled_images(directory: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
+def burst_frames(image: Path) -> list[Path]:
+    """``image`` and the later frames of its burst (``NAME.b1.jpg``, ``NAME.b2.jpg``, ... as
+    long as they go on), in order."""
+    frames = [image]
+    while (nxt := image.with_name(f"{image.stem}.b{len(frames)}{image.suffix}")).exists():
+        frames.append(nxt)
+    return frames
+
+
 def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
-                    progress: Iterable | None = None) -> dict[str, Score]:
+                    progress: Iterable | None = None, burst: bool = False) -> dict[str, Score]:
     """Recognise every labelled image in ``directory``; the scores per card design (the
     label's ``"design"``, ``""`` where a label names none), in name order. A lab's suite of
-    several decks sees which deck the misses and misreads come from."""
+    several decks sees which deck the misses and misreads come from. With ``burst``, each
+    labelled image is read with the rest of its burst (module docstring) and the reads fused
+    (:func:`vision.burst.fuse`); a directory without bursts is refused."""
+    from vision.burst import fuse
     from vision.recognize import Recognizer, load_image
 
     directory = Path(directory)
     pairs = labelled_images(directory)
     if not pairs:
         raise FileNotFoundError(f"no labelled images (NAME.jpg + NAME.json) in {directory}")
+    if burst and not any(len(burst_frames(img)) > 1 for img, _ in pairs):
+        raise FileNotFoundError(f"no bursts (NAME.jpg followed by NAME.b1.jpg) in {directory}")
     rec = recognizer or Recognizer()
     scores: dict[str, Score] = {}
     for img_path, lab_path in (progress(pairs) if progress else pairs):
         labels = json.loads(lab_path.read_text())
-        result = rec.recognize(load_image(img_path))
+        if burst:
+            result = fuse([rec.recognize(load_image(f)) for f in burst_frames(img_path)])
+        else:
+            result = rec.recognize(load_image(img_path))
         scores.setdefault(str(labels.get("design", "")), Score()).add(score_frame(result, labels))
     return dict(sorted(scores.items()))
 
@@ -193,6 +214,6 @@ def total(scores: Iterable[Score]) -> Score:
 
 
 def evaluate_dir(directory: str | Path, recognizer=None,  # noqa: ANN001
-                 progress: Iterable | None = None) -> Score:
-    """Recognise every labelled image in ``directory`` and score the lot."""
-    return total(score_by_design(directory, recognizer, progress).values())
+                 progress: Iterable | None = None, burst: bool = False) -> Score:
+    """Recognise every labelled image (or burst) in ``directory`` and score the lot."""
+    return total(score_by_design(directory, recognizer, progress, burst).values())

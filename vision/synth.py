@@ -179,9 +179,13 @@ def _paste(frame: np.ndarray, card: np.ndarray, quad: np.ndarray, shadow: float)
     region[:] = region * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
 
 
-def _photometric(rng: np.random.Generator, img: np.ndarray) -> tuple[np.ndarray, dict]:
-    """Light, glare, shadow, blur, noise and JPEG; returns the image and what was applied
-    (kept in the labels, so that results can be broken down by image quality)."""
+def _photometric(rng: np.random.Generator, img: np.ndarray, more: int = 0,
+                 noise_rng: np.random.Generator | None = None
+                 ) -> tuple[list[np.ndarray], dict]:
+    """Light, glare, shadow, blur, noise and JPEG; returns the image, then ``more`` images of
+    the same scene with fresh sensor noise from ``noise_rng`` (a still camera's next frames),
+    and what was applied (kept in the labels, so that results can be broken down by image
+    quality). The first image draws exactly what it did before bursts existed."""
     h, w = img.shape[:2]
     applied: dict = {"glare": 0, "gaussian_blur": 0.0, "motion_blur_px": 0, "noise": 0.0}
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -218,11 +222,18 @@ def _photometric(rng: np.random.Generator, img: np.ndarray) -> tuple[np.ndarray,
         img = cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
     noise = rng.uniform(0, 7)
     applied["noise"] = round(float(noise), 3)
-    img += rng.normal(0, noise, img.shape).astype(np.float32)
-    out = np.clip(img, 0, 255).astype(np.uint8)
+    fields = [rng.normal(0, noise, img.shape)]
     applied["jpeg_quality"] = int(rng.integers(35, 96))
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, applied["jpeg_quality"]])
-    return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out), applied
+    if more:
+        noise_rng = noise_rng or np.random.default_rng(rng.integers(2 ** 63))
+        fields += [noise_rng.normal(0, noise, img.shape) for _ in range(more)]
+    return [_jpeg(img + f.astype(np.float32), applied["jpeg_quality"]) for f in fields], applied
+
+
+def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
 
 
 def _visible_fraction(box: np.ndarray, covers: list[np.ndarray], size: tuple[int, int]) -> float:
@@ -259,7 +270,28 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
                  clean: bool = False,
                  markers: Mapping[int, tuple[float, float]] | None = None,
                  pitch_jitter: float = 0.0) -> tuple[np.ndarray, dict]:
-    """Draw ``cards_by_spot`` (spot name -> codes in dealing order, ``"XX"`` = face down).
+    """Draw ``cards_by_spot`` (spot name -> codes in dealing order, ``"XX"`` = face down);
+    see :func:`render_burst` for the arguments. Returns the BGR ``uint8`` image and its labels
+    (module docstring)."""
+    frames, labels = render_burst(cards_by_spot, rng, 1, design=design, size=size,
+                                  tilt_max=tilt_max, card_px=card_px, clean=clean,
+                                  markers=markers, pitch_jitter=pitch_jitter)
+    return frames[0], labels
+
+
+def render_burst(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Generator,
+                 frames: int, noise_rng: np.random.Generator | None = None,
+                 design: str | CardDesign = "plastic", size: tuple[int, int] = (1280, 720),
+                 tilt_max: float = 40.0, card_px: tuple[float, float] | None = None,
+                 clean: bool = False,
+                 markers: Mapping[int, tuple[float, float]] | None = None,
+                 pitch_jitter: float = 0.0) -> tuple[list[np.ndarray], dict]:
+    """``frames`` frames of one still scene, as a fixed camera takes them one after another:
+    the same cards, pose, light, glare and blur, fresh sensor noise in each (drawn from
+    ``noise_rng``, else from a generator seeded from ``rng``), then JPEG at one quality. The
+    first frame, and everything drawn from ``rng`` while it is made, is what
+    :func:`render_table` gives for the same ``rng``: with ``noise_rng`` given, a burst set
+    has the very scenes of the single-frame set made with the same seed.
 
     Spots are ``dealer`` and ``seat1``..``seat7`` (see :data:`SPOTS`). Each later card of a
     hand lies over the one before, offset so that the earlier card's index corner shows.
@@ -270,7 +302,7 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
     ``pitch_jitter`` (standard deviation, a share of the step) makes each step of a hand
     uneven along and across, as a dealer's hand is; at 0 (the default, and every data set made
     before it existed) the steps are equal and no random number is drawn for them. Returns the
-    BGR ``uint8`` image and its labels (module docstring).
+    BGR ``uint8`` frames and the scene's labels (module docstring).
     """
     deck = get_design(design) if isinstance(design, str) else design
     w_px, h_px = deck.size
@@ -317,9 +349,9 @@ def render_table(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
             labels.append({"code": "face_down" if face_down else code, "spot": spot,
                            "quad": quad})
     if clean:
-        out, applied = np.clip(frame, 0, 255).astype(np.uint8), {"clean": True}
+        out, applied = [np.clip(frame, 0, 255).astype(np.uint8)] * frames, {"clean": True}
     else:
-        out, applied = _photometric(rng, frame)
+        out, applied = _photometric(rng, frame, frames - 1, noise_rng)
     cards = []
     for k, lab in enumerate(labels):
         quad = lab["quad"]

@@ -23,6 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: bundled)")
     p.add_argument("--threshold", type=float, default=None, help="operating threshold")
+    p.add_argument("--burst", action="store_true",
+                   help="read each NAME.jpg with its burst (NAME.b1.jpg, NAME.b2.jpg, ...: "
+                        "later frames of a still camera) and score the fused reads")
     p.set_defaults(func=run)
 
 
@@ -38,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
         rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold)
         by_design = score_by_design(args.directory, rec, progress=None if args.json else
                                     lambda it: tqdm(it, unit="img", file=sys.stderr,
-                                                    disable=len(it) < 4))
+                                                    disable=len(it) < 4),
+                                    burst=args.burst)
     except (FileNotFoundError, ValueError, ImageError) as exc:
         raise CommandError(str(exc)) from None
     score = total(by_design.values())
@@ -47,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
                           "by_design": {k: v.summary() for k, v in by_design.items()}}))
         return 0
     print(score.report())
+    if args.burst:
+        print("(a frame here is a burst: its reads fused, its time the whole burst's)")
     if len(by_design) > 1 or "" not in by_design:
         width = max(len(k) for k in by_design)
         print("by design:")

@@ -1,0 +1,149 @@
+"""Bursts: several frames of a still camera rendered, read and fused into one result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from vision.burst import fuse
+from vision.dataset import write_labelled_set
+from vision.evaluate import burst_frames, labelled_images, score_frame, total
+from vision.frames import MIRRORED
+from vision.recognize import Recognizer
+from vision.synth import random_deal, render_burst, render_table
+
+
+def _card(code: str, x: float, conf: float, y: float = 100.0, w: float = 50.0) -> dict:
+    return {"code": code, "confidence": conf, "center": [x, y],
+            "corners": [[x - w / 2, y - 35], [x + w / 2, y - 35], [x + w / 2, y + 35],
+                        [x - w / 2, y + 35]]}
+
+
+def _frame(cards: list[dict] = (), backs: list[list[float]] = (),
+           unreadable: list[list[float]] = ()) -> dict:
+    return {"cards": list(cards), "face_down": [{"center": b} for b in backs],
+            "unreadable": [{"center": u} for u in unreadable], "elapsed_ms": 40.0}
+
+
+def test_a_card_read_in_one_frame_of_three_is_reported_with_its_frame_count() -> None:
+    fused = fuse([_frame(unreadable=[[200, 100]]), _frame([_card("9C", 201, 0.993)]),
+                  _frame()])
+    assert [(c["code"], c["frames"]) for c in fused["cards"]] == [("9C", 1)]
+    assert fused["unreadable"] == []  # the refusal of frame 0 was this card
+    assert fused["frames"] == 3 and fused["elapsed_ms"] == 120.0
+
+
+def test_one_card_read_as_two_codes_is_refused_once() -> None:
+    fused = fuse([_frame([_card("6H", 100, 0.999)]), _frame([_card("8H", 103, 0.991)]),
+                  _frame([_card("6H", 99, 0.998)])])
+    assert fused["cards"] == []
+    assert len(fused["unreadable"]) == 1
+
+
+def test_neighbours_of_an_overlapped_hand_are_two_cards_not_a_conflict() -> None:
+    # a hand pitches its cards 0.26-0.4 card widths apart: 15 px of a 50 px card
+    frames = [_frame([_card("4S", 100, 0.999), _card("KD", 115, 0.995)]),
+              _frame([_card("4S", 101, 0.998)])]
+    assert sorted(c["code"] for c in fuse(frames)["cards"]) == ["4S", "KD"]
+
+
+def test_a_card_placed_two_ways_is_one_card_and_two_copies_in_one_frame_stay_two() -> None:
+    placed_apart = [_frame([_card("QS", 100, 0.999)]), _frame([_card("QS", 140, 0.995)])]
+    assert [c["frames"] for c in fuse(placed_apart)["cards"]] == [2]
+    two_copies = [_frame([_card("QS", 100, 0.999), _card("QS", 140, 0.995)]),
+                  _frame([_card("QS", 100, 0.999)])]
+    assert len(fuse(two_copies)["cards"]) == 2
+
+
+def test_the_threshold_drops_unsure_reports_first() -> None:
+    frames = [_frame([_card("AD", 100, 0.992)]), _frame([_card("AD", 100, 0.994)])]
+    assert fuse(frames, 0.995)["cards"] == []
+    assert fuse(frames, 0.993)["cards"][0]["confidence"] == 0.994
+
+
+def test_face_down_cards_need_half_the_frames() -> None:
+    frames = [_frame(backs=[[300, 300], [500, 500]]), _frame(backs=[[302, 299]]),
+              _frame(), _frame(backs=[[301, 301]])]
+    assert [b["center"] for b in fuse(frames)["face_down"]] == [[300.0, 300.0]]
+
+
+def test_a_warning_in_any_frame_refuses_every_face_up_card() -> None:
+    frames = [_frame([_card("TD", 100, 1.0)]), {**_frame(), "warning": MIRRORED}]
+    fused = fuse(frames)
+    assert fused["cards"] == [] and fused["warning"] == MIRRORED
+    assert fused["unreadable"] == [{"center": [100, 100]}]
+
+
+def test_an_empty_burst_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one frame"):
+        fuse([])
+
+
+def test_a_burst_is_one_scene_with_fresh_sensor_noise() -> None:
+    deal = {"seat2": ["AS", "9D"], "dealer": ["KH", "XX"]}
+    single, labels = render_table(deal, np.random.default_rng(4), design="proc:5:3")
+    frames, burst_labels = render_burst(deal, np.random.default_rng(4), 3,
+                                        np.random.default_rng(9), design="proc:5:3")
+    assert np.array_equal(frames[0], single) and burst_labels == labels
+    for later in frames[1:]:
+        diff = np.abs(later.astype(int) - single.astype(int))
+        assert diff.any()  # new noise ...
+        assert diff.mean() < 8  # ... on the same scene
+    clean, _ = render_burst(deal, np.random.default_rng(4), 2, design="proc:5:3", clean=True)
+    assert np.array_equal(clean[0], clean[1])
+
+
+def test_burst_sets_hold_the_scenes_of_the_single_frame_set(tmp_path: Path) -> None:
+    write_labelled_set(tmp_path / "one", ["proc:5:3"], 2, seed=5)
+    write_labelled_set(tmp_path / "three", ["proc:5:3"], 2, seed=5, burst=3)
+    singles = labelled_images(tmp_path / "one")
+    bursts = labelled_images(tmp_path / "three")
+    assert [p.name for p, _ in singles] == [p.name for p, _ in bursts]
+    for (a, la), (b, lb) in zip(singles, bursts, strict=True):
+        assert la.read_text() == lb.read_text()
+        assert np.array_equal(cv2.imread(str(a)), cv2.imread(str(b)))
+        assert [f.name for f in burst_frames(b)] == [b.name, f"{b.stem}.b1.jpg",
+                                                     f"{b.stem}.b2.jpg"]
+    assert burst_frames(singles[0][0]) == [singles[0][0]]
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> Recognizer:
+    return Recognizer()
+
+
+def test_fused_bursts_read_at_least_what_their_first_frames_read(
+        recognizer: Recognizer) -> None:
+    """The real pipeline on bursts of a validation design: every card the first frame reads
+    is read fused, and nothing is misread (six scenes of four frames)."""
+    rng, noise = np.random.default_rng(21), np.random.default_rng(22)
+    first, fused = [], []
+    for _ in range(6):
+        frames, labels = render_burst(random_deal(rng), rng, 4, noise, design="proc:5:21")
+        results = [recognizer.recognize(f) for f in frames]
+        first.append(score_frame(results[0], labels))
+        fused.append(score_frame(fuse(results), labels))
+    one, many = total(first), total(fused)
+    assert many.misread == 0 and many.false_positive == 0, many.confusions
+    assert many.correct >= one.correct > 0
+
+
+def test_vision_eval_scores_bursts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_labelled_set(tmp_path, ["proc:5:4"], 2, seed=6, burst=2)
+    assert main(["vision-eval", str(tmp_path), "--burst", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["frames"] == 2 and out["readable_cards"] > 0
+    assert main(["vision-eval", str(tmp_path), "--burst"]) == 0
+    assert "a frame here is a burst" in capsys.readouterr().out
+
+
+def test_vision_eval_refuses_bursts_where_there_are_none(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_labelled_set(tmp_path, ["proc:5:4"], 1, seed=6)
+    assert main(["vision-eval", str(tmp_path), "--burst"]) != 0
+    assert "no bursts" in capsys.readouterr().err
