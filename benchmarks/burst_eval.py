@@ -6,7 +6,8 @@ of a still camera fused (:mod:`vision.burst`), at several thresholds, in one run
 
 Every frame is read once, at the model's operating threshold (one core, one thread); the first
 ``k`` frames of each scene are then fused for each ``k`` and scored with the reports at or
-above each threshold of ``--thresholds`` kept. ``k = 1`` is the single-frame pipeline. The
+above each threshold of ``--thresholds`` kept, and read in ``--min-frames`` of the ``k``
+frames (all of them when ``k`` is smaller). ``k = 1`` is the single-frame pipeline. The
 misread bound is the 95 % upper confidence bound the operating threshold is chosen by
 (:func:`vision.calibrate.misread_upper_bound`). ``--load`` scores reads saved before.
 """
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("directory", type=Path, nargs="?")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--thresholds", default="0.99,0.993,0.995,0.997,0.999")
+    ap.add_argument("--min-frames", type=int, default=None,
+                    help="frames that must read a card (default: the model's burst setting)")
     ap.add_argument("--save", type=Path, help="write every frame's reads here (JSON)")
     ap.add_argument("--load", type=Path, nargs="*", default=[],
                     help="score reads saved with --save instead of reading a directory")
@@ -60,13 +63,16 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give a directory of bursts or --load")
     if args.save:
         args.save.write_text(json.dumps(rows))
+    agree = args.min_frames or Recognizer(args.model).burst_min_frames
     longest = max(len(r["results"]) for r in rows)
-    print(f"{len(rows)} scenes, bursts of up to {longest} frames")
+    print(f"{len(rows)} scenes, bursts of up to {longest} frames, a card read in "
+          f"{agree} of them (or all of a shorter burst)")
     for k in range(1, longest + 1):
         ms = [sum(x["elapsed_ms"] for x in r["results"][:k]) for r in rows]
         print(f"k = {k}: ms per burst median {np.median(ms):.1f}")
         for thr in (float(t) for t in args.thresholds.split(",")):
-            s = total(score_frame(fuse(r["results"][:k], thr), r["labels"]) for r in rows)
+            s = total(score_frame(fuse(r["results"][:k], thr, agree), r["labels"])
+                      for r in rows)
             bound = misread_upper_bound(s.misread, s.reported)
             print(f"  {thr:.3f}  {s.line()}  misread bound {100 * bound:.3f}%")
     return 0

@@ -11,7 +11,7 @@ reading goes through the real recogniser, so a misread in the demo is a real mis
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,15 +60,19 @@ class CameraRead:
     cards: list[CameraCard]
     face_down: list[str | None]  # the area of each face-down card
     unreadable: list[str | None]
-    elapsed_ms: float
-    frame_name: str | None = None
+    elapsed_ms: float  # all the frames of a burst
+    frame_name: str | None = None  # the (first) frame's file
     calibration_error: str | None = None  # why the frame could not be placed on the layout
     warning: str | None = None  # why the frame's face-up cards were refused (no colour, mirrored)
+    frames: int = 1  # frames read and fused (the [camera] burst)
+    frame_names: list[str] = field(default_factory=list)  # every frame's file, first first
 
 
 class SimulatedCamera:
     """Renders the layout, reads it back with the vision model, keeps the frames for
-    surveillance (JPEG files in ``frames_dir``)."""
+    surveillance (JPEG files in ``frames_dir``). With ``[camera] burst`` over 1 each check
+    renders that many frames of the still layout (fresh sensor noise in each) and fuses their
+    reads (:meth:`vision.recognize.Recognizer.recognize_burst`)."""
 
     def __init__(self, frames_dir: Path | None, seed: int = 0, design: str = "plastic",
                  recognizer: Recognizer | None = None, size: tuple[int, int] = (1280, 720),
@@ -89,43 +93,56 @@ class SimulatedCamera:
         # frame is calibrated from them; otherwise the simulator's own pose is the calibration.
         self.calibrator = LayoutCalibrator(settings) if (
             settings is not None and settings.calibration == "aruco") else None
+        self.burst = settings.burst if settings is not None else 1
+        if self.burst > self.recognizer.burst_frames:
+            raise ValueError(
+                f"[camera] burst = {self.burst}, but the model's burst threshold was chosen for "
+                f"bursts of up to {self.recognizer.burst_frames} frames: set burst to at most "
+                "that (more frames are more chances to misread)")
 
     def capture(self, layout: Mapping[str, Sequence[str]], name: str | None = None
                 ) -> CameraRead:
         """Draw ``layout`` (area -> card codes in dealing order, ``"XX"`` face down) and read it."""
-        from vision.synth import render_table
+        from vision.synth import render_burst
 
         markers = self.calibrator.settings.aruco_markers if self.calibrator else None
-        image, labels = render_table(layout, self.rng, design=self.design, size=self.size,
-                                     tilt_max=self.tilt_max, card_px=self.card_px,
-                                     markers=markers)
+        frames, labels = render_burst(layout, self.rng, self.burst, design=self.design,
+                                      size=self.size, tilt_max=self.tilt_max,
+                                      card_px=self.card_px, markers=markers)
         error = None
         if self.calibrator is not None:
             try:
-                calibration = self.calibrator.for_frame(image)
+                calibration = self.calibrator.for_frame(frames[0])
             except CalibrationError as exc:
                 calibration, error = None, str(exc)
         else:  # the simulator's own layout-to-image homography
             calibration = TableCalibration(np.linalg.inv(np.array(labels["table_to_image"])))
-        read = self.read(image, calibration, name)
+        read = self.read(frames, calibration, name)
         read.calibration_error = error
         return read
 
-    def read(self, image: np.ndarray, calibration: TableCalibration | None,
-             name: str | None = None) -> CameraRead:
-        result: dict[str, Any] = self.recognizer.recognize(image)
+    def read(self, frames: np.ndarray | Sequence[np.ndarray],
+             calibration: TableCalibration | None, name: str | None = None) -> CameraRead:
+        """Read one frame, or the frames of a burst (fused), and place the cards on the
+        layout; the frames are kept as ``NAME.jpg`` (and ``NAME.b1.jpg`` ...)."""
+        if isinstance(frames, np.ndarray):
+            frames = [frames]
+        result: dict[str, Any] = (self.recognizer.recognize(frames[0]) if len(frames) == 1
+                                  else self.recognizer.recognize_burst(frames))
         if calibration is not None:
             result = assign_spots(result, calibration)
         else:
             result = {**result, **{k: [{**c, "spot": None} for c in result[k]]
                                    for k in ("cards", "face_down", "unreadable")}}
-        saved = None
+        saved: list[str] = []
         if self.frames_dir is not None and name is not None:
-            saved = f"{name}.jpg"
-            cv2.imwrite(str(self.frames_dir / saved), image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+            for i, image in enumerate(frames):
+                saved.append(f"{name}.jpg" if i == 0 else f"{name}.b{i}.jpg")
+                cv2.imwrite(str(self.frames_dir / saved[-1]), image,
+                            [cv2.IMWRITE_JPEG_QUALITY, 85])
         cards = [CameraCard(c["code"], c["spot"] or "off-layout", float(c["confidence"]))
                  for c in result["cards"]]
         return CameraRead(cards, [c["spot"] for c in result["face_down"]],
                           [c["spot"] for c in result["unreadable"]],
-                          float(result.get("elapsed_ms", 0.0)), saved,
-                          warning=result.get("warning"))
+                          float(result.get("elapsed_ms", 0.0)), saved[0] if saved else None,
+                          warning=result.get("warning"), frames=len(frames), frame_names=saved)

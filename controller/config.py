@@ -62,9 +62,13 @@ class CameraSettings:
     #: The reader ONNX model (its ``.json`` names the threshold and the gate); ``""`` = the
     #: bundled one. A house deck's enrolled model (``monster-match enroll-deck``) goes here.
     model: str = ""
+    #: Frames read per check of the layout, one after another, fused (:mod:`vision.burst`).
+    burst: int = 1
 
 
 CALIBRATIONS = ("none", "points", "aruco")
+#: The most frames a check of the layout may read (a second of a 30 fps camera).
+MAX_BURST = 30
 
 
 @dataclass(frozen=True)
@@ -259,8 +263,12 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
             raise src.error(f"[camera] model {model!r}: no such model (an .onnx file with its "
                             ".json beside it)", "camera", "model")
         model = str(path)
+    burst = _get(src, doc, "camera", "burst", int)
+    if not 1 <= burst <= MAX_BURST:
+        raise src.error(f"[camera] burst is the frames read per check, 1 to {MAX_BURST}, got "
+                        f"{burst}", "camera", "burst")
     return CameraSettings(method, max_distance, points["image_points"],
-                          points["layout_points"], dictionary, markers, areas, model)
+                          points["layout_points"], dictionary, markers, areas, model, burst)
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

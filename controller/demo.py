@@ -192,7 +192,7 @@ class Demo:
         name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
-        result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_name,
+        result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
                                        read.calibration_error, read.warning)
         if result.problems:
             self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")

@@ -147,3 +147,70 @@ def test_vision_eval_refuses_bursts_where_there_are_none(
     write_labelled_set(tmp_path, ["proc:5:4"], 1, seed=6)
     assert main(["vision-eval", str(tmp_path), "--burst"]) != 0
     assert "no bursts" in capsys.readouterr().err
+
+
+def _burst_config(tmp_path: Path, frames: int):  # noqa: ANN202
+    from controller.config import load_config
+
+    path = tmp_path / "t.toml"
+    path.write_text(f"[camera]\nburst = {frames}\n")
+    return load_config(path)
+
+
+def test_the_table_camera_reads_a_burst_and_records_every_frame(
+        tmp_path: Path, dealt_service) -> None:  # noqa: ANN001
+    from controller.camera import SimulatedCamera
+
+    cam = SimulatedCamera(tmp_path / "frames", seed=3, settings=_burst_config(tmp_path, 3).camera,
+                          design="proc:5:8", card_px=(56.0, 62.0))
+    layout = {"seat1": ["KH", "2C"], "dealer": ["9H", "XX"]}
+    read = cam.capture(layout, "round1-dealt")
+    assert read.frames == 3
+    assert read.frame_names == ["round1-dealt.jpg", "round1-dealt.b1.jpg", "round1-dealt.b2.jpg"]
+    assert all((tmp_path / "frames" / name).is_file() for name in read.frame_names)
+    assert read.cards and all(c.code in layout[c.area] for c in read.cards)
+    svc, rid = dealt_service
+    svc.camera_check(rid, [c for c in read.cards if c.code == "KH"], False, read.frame_names)
+    assert svc.table.round(rid).data["frames"] == read.frame_names
+
+
+def test_bursts_longer_than_the_model_was_calibrated_for_are_refused(
+        tmp_path: Path, recognizer: Recognizer, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.camera import SimulatedCamera
+    from controller.config import ConfigError
+
+    too_long = recognizer.burst_frames + 1
+    with pytest.raises(ValueError, match="burst"):
+        SimulatedCamera(None, settings=_burst_config(tmp_path, too_long).camera)
+    with pytest.raises(ValueError, match="calibrated for bursts of 1 to"):
+        recognizer.recognize_burst([np.zeros((72, 128, 3), np.uint8)] * too_long)
+    for bad in (0, 31):
+        with pytest.raises(ConfigError, match=r"\[camera\] burst"):
+            _burst_config(tmp_path, bad)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(too_long):
+        cv2.imwrite(str(frames / f"{i}.jpg"), np.zeros((72, 128, 3), np.uint8))
+    assert main(["recognize", "--burst", str(frames)]) == 2
+    assert "calibrated for bursts" in capsys.readouterr().err
+
+
+def test_recognize_reads_a_burst_and_reports_it_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    frames, labels = render_burst({"seat3": ["QS", "4D"], "seat5": ["AH"]},
+                                  np.random.default_rng(8), 2, design="proc:5:8",
+                                  card_px=(58.0, 62.0))
+    paths = []
+    for i, img in enumerate(frames):
+        paths.append(tmp_path / f"f{i}.jpg")
+        cv2.imwrite(str(paths[-1]), img)
+    broken = tmp_path / "f2.jpg"
+    broken.write_bytes(paths[0].read_bytes()[:300])  # a truncated frame
+    assert main(["recognize", "--burst", "--json", *map(str, [*paths, broken])]) == 1
+    error, burst = (json.loads(x) for x in capsys.readouterr().out.splitlines())
+    assert error["image"] == str(broken) and "error" in error
+    assert burst["images"] == [str(p) for p in paths] and burst["frames"] == 2
+    truth = {c["code"] for c in labels["cards"]}
+    assert burst["cards"] and all(c["code"] in truth for c in burst["cards"])
+    assert main(["recognize", "--burst", *map(str, paths)]) == 0
+    assert "burst of 2 frames:" in capsys.readouterr().out

@@ -125,10 +125,11 @@ def _clusters(points: list[tuple[int, np.ndarray]], radius: float) -> list[tuple
     return out
 
 
-def fuse(results: Sequence[dict], threshold: float = 0.0) -> dict:
+def fuse(results: Sequence[dict], threshold: float = 0.0, min_frames: int = 1) -> dict:
     """One result (the shape of :meth:`Recognizer.recognize`'s) from the results of the frames
     of a burst; each card gains ``"frames"``, the number of frames that read it. Reports below
-    ``threshold`` are dropped first (each frame was read at the operating threshold already).
+    ``threshold`` are dropped first (each frame was read at the operating threshold already);
+    a card must then be read in ``min_frames`` frames (all of them, in a shorter burst).
     """
     if not results:
         raise ValueError("a burst needs at least one frame")
@@ -142,6 +143,8 @@ def fuse(results: Sequence[dict], threshold: float = 0.0) -> dict:
                < CONFLICT * min(o.width, c.width) for o in cards):
             if not any(np.linalg.norm(c.center - u) < 0.5 * scale for u in unreadable):
                 unreadable.append(c.center)  # one refusal for the card read two ways
+            continue
+        if len(c.frames) < min(min_frames, len(results)):
             continue
         out_cards.append({**c.best, "frames": len(c.frames)})
     centres = np.array([c["center"] for c in out_cards], np.float64).reshape(-1, 2)

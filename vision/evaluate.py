@@ -179,7 +179,8 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     label's ``"design"``, ``""`` where a label names none), in name order. A lab's suite of
     several decks sees which deck the misses and misreads come from. With ``burst``, each
     labelled image is read with the rest of its burst (module docstring) and the reads fused
-    (:func:`vision.burst.fuse`); a directory without bursts is refused."""
+    (:func:`vision.burst.fuse`, at the recogniser's burst threshold and agreement, whatever
+    the burst's length); a directory without bursts is refused."""
     from vision.burst import fuse
     from vision.recognize import Recognizer, load_image
 
@@ -194,7 +195,8 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     for img_path, lab_path in (progress(pairs) if progress else pairs):
         labels = json.loads(lab_path.read_text())
         if burst:
-            result = fuse([rec.recognize(load_image(f)) for f in burst_frames(img_path)])
+            result = fuse([rec.recognize(load_image(f)) for f in burst_frames(img_path)],
+                          rec.burst_threshold, rec.burst_min_frames)
         else:
             result = rec.recognize(load_image(img_path))
         scores.setdefault(str(labels.get("design", "")), Score()).add(score_frame(result, labels))

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -36,6 +37,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.burst import fuse
 from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.crops import extract_crops
 from vision.frames import MIRRORED, as_bgr, has_colour, refuse_codes
@@ -255,6 +257,13 @@ class Recognizer:
             raise ValueError(f"{meta_path}: look_scales must be 3 or more increasing scales "
                              f"including 1.0, not {list(self.look_scales)}")
         self.gate_session = _session(Path(gate), threads) if gate is not None else None
+        # "burst": the threshold, and the frames that must agree, at which fused reports of
+        # bursts of up to "frames" frames keep the misread rule (chosen on calibration
+        # bursts); without it only single frames are calibrated
+        burst = meta.get("burst", {})
+        self.burst_frames = int(burst.get("frames", 1))
+        self.burst_threshold = max(self.threshold, float(burst.get("threshold", 0.0)))
+        self.burst_min_frames = int(burst.get("min_frames", 1))
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """The reader's softmax probabilities ``(N, len(CLASSES))`` for canonical crops."""
@@ -311,6 +320,18 @@ class Recognizer:
             result = refuse_codes(result, MIRRORED)
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
+
+    def recognize_burst(self, frames: Sequence[np.ndarray]) -> dict:
+        """The cards of a still layout from several frames of it, one after another
+        (:mod:`vision.burst`): each frame recognised, the reports fused and kept at
+        :attr:`burst_threshold` when :attr:`burst_min_frames` frames read them. Refused
+        (``ValueError``) for more frames than the model's burst threshold was chosen for
+        (:attr:`burst_frames`): more frames are more chances to misread."""
+        if not 1 <= len(frames) <= self.burst_frames:
+            raise ValueError(f"this model is calibrated for bursts of 1 to {self.burst_frames} "
+                             f"frames, not {len(frames)}")
+        return fuse([self.recognize(f) for f in frames], self.burst_threshold,
+                    self.burst_min_frames)
 
     def looks_mirrored(self, img: np.ndarray) -> bool:
         """Whether ``img`` is a mirror image of the table: its outline corners, cut as index

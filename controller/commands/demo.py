@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: opts.stop.set())
     try:
         demo = Demo(cfg, opts)
-    except (StorageError, IllegalEvent) as exc:
+    except (StorageError, IllegalEvent, ValueError) as exc:  # ValueError: the camera's model
         raise CommandError(str(exc)) from None
     try:
         try:

@@ -30,6 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "markers) places each card in a layout area: adds \"spot\" to every "
                         "card (null off the layout), or \"calibration_error\" to a frame "
                         "that cannot be calibrated")
+    p.add_argument("--burst", action="store_true",
+                   help="the images are frames of one still layout, taken one after another: "
+                        "read each and report the fused reads once (\"images\" lists the "
+                        "frames read; at most as many as the model's burst threshold was "
+                        "chosen for)")
     p.set_defaults(func=run)
 
 
@@ -79,6 +84,55 @@ def _place(result: dict, img, calibrator) -> dict:  # noqa: ANN001
         return {**result, "calibration_error": str(exc)}
 
 
+def _error(path: Path, exc: Exception, as_json: bool) -> None:
+    from tqdm import tqdm
+
+    if as_json:
+        print(json.dumps({"image": str(path), "error": str(exc)}), flush=True)
+    else:
+        tqdm.write(f"{path}: error: {exc}", file=sys.stderr)
+
+
+def _print(head: dict, result: dict, as_json: bool) -> None:
+    from tqdm import tqdm
+
+    if as_json:
+        print(json.dumps({**head, **result}), flush=True)
+        return
+    cards = " ".join(f"{c['code']}({c['confidence']:.3f})"
+                     + (f"@{c['spot'] or 'off-layout'}" if "spot" in c else "")
+                     for c in result["cards"]) or "-"
+    if "calibration_error" in result:
+        cards += f" | not placed: {result['calibration_error']}"
+    if "warning" in result:
+        cards += f" | warning: {result['warning']}"
+    label = head.get("image") or f"burst of {len(head['images'])} frames"
+    tqdm.write(f"{label}: {cards} | face down {len(result['face_down'])}"
+               f" | unreadable {len(result['unreadable'])}"
+               f" | {result['elapsed_ms']:.1f} ms")
+
+
+def _run_burst(args: argparse.Namespace, files: list[Path], rec, calibrator) -> int:  # noqa: ANN001
+    from vision.recognize import ImageError, load_image
+
+    frames, read = [], []
+    for path in files:
+        try:
+            frames.append(load_image(path))
+            read.append(str(path))
+        except ImageError as exc:  # the other frames still make the burst
+            _error(path, exc, args.json)
+    if frames:
+        try:
+            result = rec.recognize_burst(frames)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        if calibrator is not None:
+            result = _place(result, frames[0], calibrator)
+        _print({"images": read}, result, args.json)
+    return 0 if len(read) == len(files) else 1
+
+
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -89,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("no images found")
     calibrator = _calibrator(args)
     rec = _recognizer(args)
+    if args.burst:
+        return _run_burst(args, files, rec, calibrator)
     failed = 0
     bar = tqdm(files, unit="img", disable=args.json or len(files) < 4, file=sys.stderr)
     for path in bar:
@@ -97,24 +153,9 @@ def run(args: argparse.Namespace) -> int:
             result = rec.recognize(img)
         except ImageError as exc:
             failed += 1
-            if args.json:
-                print(json.dumps({"image": str(path), "error": str(exc)}), flush=True)
-            else:
-                tqdm.write(f"{path}: error: {exc}", file=sys.stderr)
+            _error(path, exc, args.json)
             continue
         if calibrator is not None:
             result = _place(result, img, calibrator)
-        if args.json:
-            print(json.dumps({"image": str(path), **result}), flush=True)
-        else:
-            cards = " ".join(f"{c['code']}({c['confidence']:.3f})"
-                             + (f"@{c['spot'] or 'off-layout'}" if "spot" in c else "")
-                             for c in result["cards"]) or "-"
-            if "calibration_error" in result:
-                cards += f" | not placed: {result['calibration_error']}"
-            if "warning" in result:
-                cards += f" | warning: {result['warning']}"
-            tqdm.write(f"{path}: {cards} | face down {len(result['face_down'])}"
-                       f" | unreadable {len(result['unreadable'])}"
-                       f" | {result['elapsed_ms']:.1f} ms")
+        _print({"image": str(path)}, result, args.json)
     return 1 if failed else 0
