@@ -40,6 +40,15 @@ def read_bursts(directory: Path, model: Path) -> list[dict]:
     return rows
 
 
+def fused(results: list[dict], threshold: float, agree: int) -> dict:
+    """The burst's fused result; one frame's own result (its reports at ``threshold``) for a
+    burst of one, so that ``k = 1`` is exactly the single-frame pipeline."""
+    if len(results) == 1:
+        return {**results[0], "cards": [c for c in results[0]["cards"]
+                                        if c["confidence"] >= threshold]}
+    return fuse(results, threshold, agree)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("directory", type=Path, nargs="?")
@@ -71,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         ms = [sum(x["elapsed_ms"] for x in r["results"][:k]) for r in rows]
         print(f"k = {k}: ms per burst median {np.median(ms):.1f}")
         for thr in (float(t) for t in args.thresholds.split(",")):
-            s = total(score_frame(fuse(r["results"][:k], thr, agree), r["labels"])
+            s = total(score_frame(fused(r["results"][:k], thr, agree), r["labels"])
                       for r in rows)
             bound = misread_upper_bound(s.misread, s.reported)
             print(f"  {thr:.3f}  {s.line()}  misread bound {100 * bound:.3f}%")
