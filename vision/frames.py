@@ -12,11 +12,26 @@ Colour is measured as chroma, the largest minus the smallest of the three channe
 pixel, on every fourth pixel of every fourth row (0.2 ms a 720p frame): a frame with chroma of
 :data:`MIN_CHROMA` or more in fewer than :data:`MIN_COLOUR_SHARE` (0.5 %) of them has no
 colour. Of 1320 colour frames rendered for this project (validation, calibration, clean and
-degraded sets), the least coloured had 4.0 %; greyscale files have none. A monochrome picture
-with a tint (sepia, an infrared cast) has chroma and is not caught; a colour frame with
+degraded sets), the least coloured had 4.0 %; greyscale files have none. A colour frame with
 nothing coloured in it at all (grey felt, no chips, only black cards) would be refused, on
 the safe side. A blank frame (black: a covered or failed camera; white; any flat grey)
 gets the warning too, which is what the table's cross-check should hear.
+
+A monochrome picture with a tint (an infrared or night-mode cast, a colour map) has chroma,
+but its colour follows its brightness alone: :func:`tint_residual_share` takes from each
+sampled pixel the mean colour of the pixels about as bright as it (32 levels) and counts
+those left with chroma of :data:`MIN_CHROMA`; a frame in which cards were read needs
+:data:`MIN_TINT_RESIDUAL` (0.2 %) of them (:func:`colour_follows_brightness`). Measured on
+1016 colour frames (`val`, `val2`, `valclean`, `valq`, `val1080all`, `calib` to `calib3`):
+at least 1.8 % (median 9.8 %); the same frames made grey and then tinted (a warm infrared
+cast, a green night-vision one, the bone and pink colour maps): 0.00 % every one. A sepia
+filter of a colour frame lets a little colour through: median 0.06 %, at most 3.0 %; 805 of
+the 1016 are caught (the `val` frames that pass still take diamonds for spades: 27 misreads
+in 234 reports). The 400 `val` / `val2` frames with every pixel not of the felt's hue made
+grey (no chips, no red ink, no print: the felt the only colour) keep at least 0.76 % (median
+9.3 %): a card's greys (ink edges, shadows) are as bright as the felt and not green. The
+felt of an empty table alone is all one tint, and so is a card image alone (white card, one
+ink): :mod:`vision.deckdir` asks only :func:`has_colour`.
 
 >>> import numpy as np
 >>> grey = np.full((8, 8, 3), 128, np.uint8)
@@ -37,9 +52,9 @@ MIN_CHROMA = 12
 #: A frame with colour in fewer than this share of its pixels has no colour.
 MIN_COLOUR_SHARE = 0.005
 #: The warning put on the result of a frame without colour.
-NO_COLOUR = ("no colour in the frame (a monochrome or night-mode camera, a greyscale file, or "
-             "a blank picture): red and black suits cannot be told apart, so no face-up card "
-             "is reported")
+NO_COLOUR = ("no colour in the frame (a monochrome or night-mode camera, tinted or not, a "
+             "greyscale file, or a blank picture): red and black suits cannot be told apart, "
+             "so no face-up card is reported")
 
 #: The warning put on the result of a frame that reads as a mirror image
 #: (:meth:`vision.recognize.Recognizer.looks_mirrored`).
@@ -90,6 +105,45 @@ def has_colour(img: np.ndarray) -> bool:
     """Whether the suits' ink colour can be seen in ``img`` (8-bit BGR): at least
     :data:`MIN_COLOUR_SHARE` of it has chroma."""
     return colour_share(img) >= MIN_COLOUR_SHARE
+
+
+#: The share of sampled pixels whose colour must differ from that of the pixels about as
+#: bright as them for a frame to have colour (module docstring).
+MIN_TINT_RESIDUAL = 0.002
+
+
+def tint_residual_share(img: np.ndarray) -> float:
+    """The share of pixels (every eighth of every eighth row) whose colour differs by
+    :data:`MIN_CHROMA` or more from the mean colour of the sampled pixels of their brightness
+    (one of 32 levels), in an 8-bit BGR frame: 0 for any picture whose colour is a function of
+    its brightness (grey, or grey with a tint).
+
+    >>> ramp = np.repeat(np.arange(0, 256, 4, dtype=np.uint8)[None, :, None], 64, 0)
+    >>> tint_residual_share(np.concatenate([ramp // 2, ramp, ramp], axis=2))  # a cyan cast
+    0.0
+    >>> frame = np.full((64, 64, 3), 80, np.uint8)
+    >>> frame[:32] = (40, 120, 40)          # green felt and grey card stock of one brightness
+    >>> tint_residual_share(frame)
+    1.0
+    """
+    sample = np.ascontiguousarray(img[::8, ::8]).astype(np.int16)  # 0.2 ms a 720p frame
+    if not sample.size:
+        return 0.0
+    b, g, r = sample[..., 0], sample[..., 1], sample[..., 2]
+    level = ((b + 2 * g + r) >> 5).ravel()  # brightness (0-1020) in 32 levels
+    u, v = (r - g).ravel().astype(np.float32), (b - g).ravel().astype(np.float32)
+    count = np.maximum(np.bincount(level, minlength=32), 1)
+    du = u - (np.bincount(level, u, 32) / count)[level]
+    dv = v - (np.bincount(level, v, 32) / count)[level]
+    return float(np.count_nonzero(du * du + dv * dv >= MIN_CHROMA ** 2)) / level.size
+
+
+def colour_follows_brightness(img: np.ndarray) -> bool:
+    """Whether the colour of a table frame (8-bit BGR) is all one tint that follows its
+    brightness (:func:`tint_residual_share` under :data:`MIN_TINT_RESIDUAL`): a monochrome
+    camera's picture, tinted or not. Asked only of frames in which cards were read: the felt
+    of an empty table under falling light is all one tint too."""
+    return tint_residual_share(img) < MIN_TINT_RESIDUAL
 
 
 def refuse_codes(result: dict, warning: str = NO_COLOUR) -> dict:

@@ -40,7 +40,13 @@ import numpy as np
 from vision.burst import fuse
 from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.crops import extract_crops
-from vision.frames import MIRRORED, as_bgr, has_colour, refuse_codes
+from vision.frames import (
+    MIRRORED,
+    as_bgr,
+    colour_follows_brightness,
+    has_colour,
+    refuse_codes,
+)
 from vision.handwalk import hand_walk
 from vision.proposals import (
     IndexFrame,
@@ -308,13 +314,14 @@ class Recognizer:
 
     def recognize(self, img: np.ndarray) -> dict:
         """Cards in a frame (BGR; greyscale, BGRA and 16-bit frames are converted); see the
-        module docstring for the shape of the result. In a frame without colour
-        (:mod:`vision.frames`), or one that reads no card and :meth:`looks_mirrored`, every
+        module docstring for the shape of the result. In a frame without colour, or whose
+        colour follows its brightness alone (a tinted monochrome picture; :mod:`vision.frames`),
+        or one that reads no card and :meth:`looks_mirrored`, every
         face-up card is refused and the result carries a ``"warning"`` saying why."""
         t0 = time.perf_counter()
         img = as_bgr(img)
         result = self.merge(self.read(img))
-        if not has_colour(img):
+        if not has_colour(img) or (result["cards"] and colour_follows_brightness(img)):
             result = refuse_codes(result)
         elif not result["cards"] and self.looks_mirrored(img):
             result = refuse_codes(result, MIRRORED)
