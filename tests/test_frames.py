@@ -173,3 +173,17 @@ def test_a_mirrored_frame_reports_no_card_and_says_why(recognizer: Recognizer,
     assert empty["cards"] == [] and "warning" not in empty
     for img_path, _ in labelled_images(SAMPLES):
         assert "warning" not in recognizer.recognize(load_image(img_path)), img_path
+
+
+def test_a_mirrored_frame_in_which_a_card_reads_is_flagged_too(recognizer: Recognizer) -> None:
+    """A few glyphs read as themselves mirrored: this scene's mirror image reads one card
+    (unchecked), so a check of frames without cards alone would have passed it."""
+    from vision.synth import random_deal, render_table
+
+    rng = np.random.default_rng(9)
+    img, _ = render_table(random_deal(rng), rng, design="proc:5:3")
+    mirrored = cv2.flip(img, 1)
+    assert len(recognizer.merge(recognizer.read(mirrored))["cards"]) == 1
+    result = recognizer.recognize(mirrored)
+    assert result["cards"] == [] and result["warning"] == MIRRORED
+    assert "warning" not in recognizer.recognize(img)

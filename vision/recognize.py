@@ -154,10 +154,15 @@ PLACE_COUNT = 0.8
 #: with the walked frames' copies moved onto card edges), misreads and false positives alike,
 #: +3 to +4.6 ms a 720p frame (``models/cards_v4.md``).
 HAND_WALK = True
-#: A frame that reports no card is checked for a mirrored picture
-#: (:meth:`Recognizer.looks_mirrored`), which needs this many sure reads flipped ... (on
-#: `val`, `val2`, `val1080all`, `calib` and `calib2`: 552 of their 624 mirror images were
-#: found mirrored, none of the 18 frames of the 624 themselves that report no card)
+#: A frame that reports no more cards than this is checked for a mirrored picture
+#: (:meth:`Recognizer.looks_mirrored`): a mirrored index reads as almost nothing, but a few
+#: glyphs read as themselves mirrored. On `val`, `val2`, `val1080all`, `calib` and `calib2`
+#: 574 of their 624 mirror images are found mirrored (552 when only frames without a card
+#: were checked), none of the 61 frames of the 624 themselves that report two cards or fewer;
+#: on 300 frames of two or three face-up cards, 239 of their mirror images (232), none of the
+#: 115 frames checked.
+MIRROR_CHECK_CARDS = 2
+#: ... which needs this many sure reads flipped ...
 MIRROR_MIN_SURE = 2
 #: ... and this many times as many as unflipped.
 MIRROR_FACTOR = 3
@@ -316,14 +321,15 @@ class Recognizer:
         """Cards in a frame (BGR; greyscale, BGRA and 16-bit frames are converted); see the
         module docstring for the shape of the result. In a frame without colour, or whose
         colour follows its brightness alone (a tinted monochrome picture; :mod:`vision.frames`),
-        or one that reads no card and :meth:`looks_mirrored`, every
+        or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
+        every
         face-up card is refused and the result carries a ``"warning"`` saying why."""
         t0 = time.perf_counter()
         img = as_bgr(img)
         result = self.merge(self.read(img))
         if not has_colour(img) or (result["cards"] and colour_follows_brightness(img)):
             result = refuse_codes(result)
-        elif not result["cards"] and self.looks_mirrored(img):
+        elif len(result["cards"]) <= MIRROR_CHECK_CARDS and self.looks_mirrored(img):
             result = refuse_codes(result, MIRRORED)
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
@@ -346,8 +352,9 @@ class Recognizer:
         :data:`MIRROR_FACTOR` times as often in the picture flipped left to right as in the
         picture itself. A mirrored index reads as almost nothing (a few mirror-symmetric
         glyphs, placed on the wrong card), so a mirrored camera would otherwise show only as
-        a table with no cards. :meth:`recognize` asks this of a frame that reports no card
-        (two outline passes and a few dozen crops more: 12-14 ms a 720p frame)."""
+        a table with no cards, or few. :meth:`recognize` asks this of a frame that reports at
+        most :data:`MIRROR_CHECK_CARDS` cards (two outline passes and a few dozen crops more:
+        12-14 ms a 720p frame)."""
         def sure(frame: np.ndarray) -> int:
             found = outline(frame)
             if not found.sizes:
