@@ -44,7 +44,7 @@ def write_labelled_set(out: Path, designs: list[str], frames_per_design: int, se
     written of each scene (module docstring)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    # the later frames' noise has its own stream, so that the scenes are those made without
+    # the later frames' noise has a stream of its own: the scenes are those made without bursts
     noise_rng = np.random.default_rng([seed, 1])
     n = 0
     for design in designs:

@@ -18,6 +18,8 @@ centre they imply; reads of one card that disagree are refused. A card's confide
 read's probability, or higher when its two opposite index corners were read alike
 (:func:`card_score`); a card below the operating threshold is reported as ``unreadable``, never
 guessed; so is every card of a frame without colour or a mirrored one, with a ``"warning"``.
+Several frames of a still layout can be read as one (:meth:`Recognizer.recognize_burst`,
+:mod:`vision.burst`).
 
     >>> from vision.recognize import Recognizer  # doctest: +SKIP
     >>> Recognizer().recognize(cv2.imread("frame.jpg"))  # doctest: +SKIP
@@ -322,8 +324,7 @@ class Recognizer:
         module docstring for the shape of the result. In a frame without colour, or whose
         colour follows its brightness alone (a tinted monochrome picture; :mod:`vision.frames`),
         or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
-        every
-        face-up card is refused and the result carries a ``"warning"`` saying why."""
+        every face-up card is refused and the result carries a ``"warning"`` saying why."""
         t0 = time.perf_counter()
         img = as_bgr(img)
         result = self.merge(self.read(img))
