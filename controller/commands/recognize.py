@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from controller.cli import CommandError
+from vision.video import VIDEO_SUFFIXES, VideoError, frame_count, is_video, video_frames
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -17,8 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "recognize",
         help="recognise the cards in camera frames",
         description="Recognise every dealt card in each image (directories are searched for "
-                    f"{', '.join(IMAGE_SUFFIXES)} files). A file that cannot be read gives an "
-                    "error line and the others go on; the exit status is then 1.",
+                    f"{', '.join(IMAGE_SUFFIXES)} files) and in the frames of each video "
+                    f"({', '.join(VIDEO_SUFFIXES)}; --every N reads every Nth frame; a line "
+                    "per frame, with \"frame\", its number). A file that cannot be read gives "
+                    "an error line and the others go on; the exit status is then 1.",
     )
     p.add_argument("paths", nargs="+", metavar="IMAGE_OR_DIR")
     p.add_argument("--json", action="store_true", help="one JSON object per image, one a line")
@@ -30,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "markers) places each card in a layout area: adds \"spot\" to every "
                         "card (null off the layout), or \"calibration_error\" to a frame "
                         "that cannot be calibrated")
+    p.add_argument("--every", type=int, default=1, metavar="N",
+                   help="of a video, read every Nth frame (default: every frame)")
     p.add_argument("--burst", action="store_true",
                    help="the images are frames of one still layout, taken one after another: "
                         "read each and report the fused reads once (\"images\" lists the "
@@ -39,12 +44,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def expand(paths: list[str]) -> list[Path]:
-    """Files as given, directories expanded to their image files (sorted)."""
+    """Files as given, directories expanded to their image and video files (sorted)."""
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            out += sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+            out += sorted(f for f in p.iterdir()
+                          if f.suffix.lower() in IMAGE_SUFFIXES + VIDEO_SUFFIXES)
         else:
             out.append(p)
     return out
@@ -93,6 +99,25 @@ def _error(path: Path, exc: Exception, as_json: bool) -> None:
         tqdm.write(f"{path}: error: {exc}", file=sys.stderr)
 
 
+def _frames(files: list[Path], every: int):  # noqa: ANN202 - a generator of three kinds
+    """``(head, image)`` for each image file and each read frame of each video, in order;
+    ``(path, error)`` for a file (or the rest of a video) that cannot be read."""
+    from vision.recognize import ImageError, load_image
+
+    for path in files:
+        if is_video(path):
+            try:
+                for n, frame in video_frames(path, every):
+                    yield {"image": str(path), "frame": n}, frame
+            except VideoError as exc:
+                yield path, exc
+            continue
+        try:
+            yield {"image": str(path)}, load_image(path)
+        except ImageError as exc:
+            yield path, exc
+
+
 def _print(head: dict, result: dict, as_json: bool) -> None:
     from tqdm import tqdm
 
@@ -106,22 +131,26 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
         cards += f" | not placed: {result['calibration_error']}"
     if "warning" in result:
         cards += f" | warning: {result['warning']}"
-    label = head.get("image") or f"burst of {len(head['images'])} frames"
+    if "images" in head:
+        label = f"burst of {len(head['images'])} frames"
+    else:
+        label = head["image"] + (f"#{head['frame']}" if "frame" in head else "")
     tqdm.write(f"{label}: {cards} | face down {len(result['face_down'])}"
                f" | unreadable {len(result['unreadable'])}"
                f" | {result['elapsed_ms']:.1f} ms")
 
 
 def _run_burst(args: argparse.Namespace, files: list[Path], rec, calibrator) -> int:  # noqa: ANN001
-    from vision.recognize import ImageError, load_image
-
-    frames, read = [], []
-    for path in files:
-        try:
-            frames.append(load_image(path))
-            read.append(str(path))
-        except ImageError as exc:  # the other frames still make the burst
-            _error(path, exc, args.json)
+    if any(is_video(p) for p in files):
+        raise CommandError("--burst reads image files, the frames of one burst; not videos")
+    frames, read, failed = [], [], False
+    for head, item in _frames(files, 1):
+        if isinstance(item, Exception):  # the other frames still make the burst
+            _error(head, item, args.json)
+            failed = True
+            continue
+        frames.append(item)
+        read.append(head["image"])
     if frames:
         try:
             result = rec.recognize_burst(frames)
@@ -130,32 +159,33 @@ def _run_burst(args: argparse.Namespace, files: list[Path], rec, calibrator) -> 
         if calibrator is not None:
             result = _place(result, frames[0], calibrator)
         _print({"images": read}, result, args.json)
-    return 0 if len(read) == len(files) else 1
+    return 1 if failed else 0
 
 
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.recognize import ImageError, load_image
-
     files = expand(args.paths)
     if not files:
         raise CommandError("no images found")
+    if args.every < 1:
+        raise CommandError("--every must be at least 1")
     calibrator = _calibrator(args)
     rec = _recognizer(args)
     if args.burst:
         return _run_burst(args, files, rec, calibrator)
+    # one step of the bar per image, and per frame to read of a video (as its file states)
+    total = sum(-(-frame_count(p) // args.every) if is_video(p) else 1 for p in files)
     failed = 0
-    bar = tqdm(files, unit="img", disable=args.json or len(files) < 4, file=sys.stderr)
-    for path in bar:
-        try:
-            img = load_image(path)
-            result = rec.recognize(img)
-        except ImageError as exc:
-            failed += 1
-            _error(path, exc, args.json)
-            continue
-        if calibrator is not None:
-            result = _place(result, img, calibrator)
-        _print({"image": str(path)}, result, args.json)
+    with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
+        for head, item in _frames(files, args.every):
+            bar.update()
+            if isinstance(item, Exception):
+                failed += 1
+                _error(head, item, args.json)
+                continue
+            result = rec.recognize(item)
+            if calibrator is not None:
+                result = _place(result, item, calibrator)
+            _print(head, result, args.json)
     return 1 if failed else 0
