@@ -61,14 +61,14 @@ def test_a_grey_frame_reports_no_card_and_says_why(recognizer: Recognizer,
     for grey_frame in (grey(frame), as_bgr(grey(frame))):   # 2-D, and three equal channels
         result = recognizer.recognize(grey_frame)
         assert result["cards"] == [] and result["warning"] == NO_COLOUR
-        assert len(result["unreadable"]) >= len(colour["cards"])
         assert isinstance(result["elapsed_ms"], float)
-        # every card the colour frame read has one of the grey frame's refusals on it (a
-        # refusal's centre comes from one read's estimate: near the card's, not at it)
+        # every card the colour frame read has one of the grey frame's refusals near it (a
+        # refusal's centre comes from one read's estimate of the card's size and place: up
+        # to a card width off; two cards of a tight hand may share one)
         refused = np.array([u["center"] for u in result["unreadable"]])
         for card in colour["cards"]:
             width = np.linalg.norm(np.subtract(card["corners"][1], card["corners"][0]))
-            assert np.linalg.norm(refused - card["center"], axis=1).min() < 0.75 * width, card
+            assert np.linalg.norm(refused - card["center"], axis=1).min() < 1.25 * width, card
 
 
 def tints(img: np.ndarray) -> dict[str, np.ndarray]:

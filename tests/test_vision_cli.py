@@ -30,7 +30,9 @@ def sample_scores(recognizer: Recognizer) -> list[tuple[dict, dict]]:
 
 def test_samples_are_read_without_misreads(sample_scores: list[tuple[dict, dict]]) -> None:
     """No reported card is wrong or phantom (matching as in vision.evaluate), and the recall
-    does not fall below 55 % (a regression guard: 63.75 % measured with the int8
+    does not fall below 50 % (a regression guard: 55.0 % on the set as the documented command
+    makes it since the renderer draws hands tighter (made again in the twelfth session);
+    on the set made before: 63.75 % measured with the int8
     models/cards_v4 behind gate_v2 at its threshold 0.99 with the hand walk (seventh
     session; 62.5 % without the walk), 60.0 % at 0.993
     behind cards_v1 after the merge and refinement changes of the sixth session, 56.25 %
@@ -43,7 +45,22 @@ def test_samples_are_read_without_misreads(sample_scores: list[tuple[dict, dict]
     assert total.misread == 0, total.confusions
     assert total.false_positive == 0
     assert total.readable > 40
-    assert total.recall >= 0.55, total.summary()
+    assert total.recall >= 0.50, total.summary()
+
+
+def test_the_documented_command_remakes_the_sample_images(tmp_path: Path) -> None:
+    """sample_images/README.md's command makes these very scenes: a change to the renderer
+    that moves them (and so every validation set made before it) shows here, and is then
+    made again on purpose. Labels exactly; pixels up to JPEG coding differences."""
+    from vision.dataset import design_list, write_labelled_set
+
+    write_labelled_set(tmp_path, design_list("val", 11), 2, seed=11, quality=85)
+    made = labelled_images(tmp_path)
+    assert [p.name for p, _ in made] == [p.name for p, _ in labelled_images(SAMPLES)]
+    for img, label in made:
+        assert label.read_text() == (SAMPLES / label.name).read_text(), label.name
+        diff = np.abs(load_image(img).astype(int) - load_image(SAMPLES / img.name))
+        assert diff.mean() < 0.5, img.name
 
 
 def test_every_read_carries_a_confidence_above_threshold(
