@@ -96,6 +96,8 @@ def test_a_burst_is_one_scene_with_fresh_sensor_noise() -> None:
         assert diff.mean() < 8  # ... on the same scene
     clean, _ = render_burst(deal, np.random.default_rng(4), 2, design="proc:5:3", clean=True)
     assert np.array_equal(clean[0], clean[1])
+    with pytest.raises(ValueError, match="at least one frame"):
+        render_burst(deal, np.random.default_rng(4), 0, design="proc:5:3")
 
 
 def test_burst_sets_hold_the_scenes_of_the_single_frame_set(tmp_path: Path) -> None:

@@ -288,10 +288,10 @@ def render_burst(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
                  pitch_jitter: float = 0.0) -> tuple[list[np.ndarray], dict]:
     """``frames`` frames of one still scene, as a fixed camera takes them one after another:
     the same cards, pose, light, glare and blur, fresh sensor noise in each (drawn from
-    ``noise_rng``, else from a generator seeded from ``rng``), then JPEG at one quality. The
-    first frame, and everything drawn from ``rng`` while it is made, is what
-    :func:`render_table` gives for the same ``rng``: with ``noise_rng`` given, a burst set
-    has the very scenes of the single-frame set made with the same seed.
+    ``noise_rng``, else from a generator seeded by one more draw from ``rng``), then JPEG at
+    one quality. The first frame is what :func:`render_table` gives for the same ``rng``, and
+    with ``noise_rng`` given nothing more is drawn from ``rng``: a burst set has the very
+    scenes of the single-frame set made with the same seed.
 
     Spots are ``dealer`` and ``seat1``..``seat7`` (see :data:`SPOTS`). Each later card of a
     hand lies over the one before, offset so that the earlier card's index corner shows.
@@ -304,6 +304,8 @@ def render_burst(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
     before it existed) the steps are equal and no random number is drawn for them. Returns the
     BGR ``uint8`` frames and the scene's labels (module docstring).
     """
+    if frames < 1:
+        raise ValueError(f"a burst has at least one frame, not {frames}")
     deck = get_design(design) if isinstance(design, str) else design
     w_px, h_px = deck.size
     aspect = h_px / w_px
