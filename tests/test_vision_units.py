@@ -901,6 +901,31 @@ def test_covered_cards_of_a_hand_are_found_by_walking_the_hand(
     assert score_frame(result, labels).misread == 0
 
 
+def test_the_middle_card_of_a_hand_laid_in_a_row_is_found_by_walking_the_row(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three cards laid in a row, each over the one before along its width only (a dealer
+    keeps the hand within its area): the middle card's index corner lies on the first card
+    and gets no candidate; the row step of the hand walk (vision.handwalk.ROW_STEP_U) puts one
+    there, halfway between the first card's and the last card's."""
+    import vision.handwalk as handwalk
+    from vision.recognize import Recognizer
+
+    img, labels = render_table({"seat3": ["KH", "5S", "9D"], "dealer": ["QD", "XX"]},
+                               np.random.default_rng(141), design="proc:1:7", clean=True)
+    row = [c for c in labels["cards"] if c["spot"] == "seat3"]
+    q = np.array(row[0]["corners"])
+    across = (q[3] - q[0]) / np.linalg.norm(q[3] - q[0])
+    assert abs((np.subtract(row[1]["center"], row[0]["center"])) @ across) < 2.0  # a row
+    rec = Recognizer()
+    monkeypatch.setattr(handwalk, "ROW_STEP_U", (0.0, 0.0))
+    before = {c["code"] for c in rec.recognize(img)["cards"]}
+    monkeypatch.undo()
+    result = rec.recognize(img)
+    after = {c["code"] for c in result["cards"]}
+    assert "5S" not in before and "5S" in after and before <= after, (before, after)
+    assert score_frame(result, labels).misread == 0
+
+
 def test_the_hole_card_over_the_dealers_up_card_is_reported_face_down(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The dealer's hole card lies over the up card, its centre less than half a card width

@@ -25,7 +25,7 @@ frames where a hand or a card moves between them read a card in two places. More
 read a card are also more chances to misread it, so the threshold and the agreement for
 bursts are chosen on calibration bursts of the training designs (the model's ``"burst"``
 metadata; ``models/cards_v4.md``, twelfth session: bursts of three, two frames agreeing, at
-0.997). Measured there and on the validation designs, bursts read no more cards than single
+0.993). Measured there and on the validation designs, bursts read no more cards than single
 frames at equal misreads (the recall-misread curve is the same); they halve false face-down
 cards.
 
