@@ -1,12 +1,13 @@
 """Candidate index corners of covered cards, from the read corners of their hand.
 
 A blackjack hand is pitched with a roughly even step: each later card lies over the one
-before, moved along the card's width and up or down its height, so that the earlier card's
-index corner shows. Such a corner, lying on the card before it, makes no outline corner, and
-the proposals' crossings and edge refinement do not always reach it (of the cards without a
-candidate on the labelled calibration frames, most are covered cards of hands of three or
-more). Two index corners read as cards, turned alike, one hand step apart, put a third a step
-beyond either; two steps apart, one halfway between.
+before, moved along the card's width and up or down its height (or along its width only: a
+hand laid in a row), so that the earlier card's index corner shows. Such a corner, lying on
+the card before it, makes no outline corner, and the proposals' crossings and edge
+refinement do not always reach it (of the cards without a candidate on the labelled
+calibration frames, most are covered cards of hands of three or more). Two index corners
+read as cards, turned alike, one hand step apart, put a third a step beyond either; two
+steps apart, one halfway between.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ STEP_V = (0.06, 0.35)
 #: only), this many card widths along and under this many heights across: a row of three or
 #: more that a dealer keeps within its area pitches 0.24-0.71 widths (the renderer since
 #: 2026-11-30). Half the covered cards of such rows had no candidate on 1080 calibration
-#: frames of the training designs; with this step 67.17 -> 68.02 % of their readable cards
-#: were reported at 0.99, misreads 5 and 5 (``models/cards_v4.md``, twelfth session).
+#: frames of the training designs; with this step 67.17 -> 68.02 % of those frames' readable
+#: cards were reported at 0.99, misreads 5 and 5 (``models/cards_v4.md``, twelfth session).
 ROW_STEP_U = (0.2, 0.75)
 ROW_STEP_V = 0.06
 #: Frames turned alike: cosine of the angle between their x axes at least this.
