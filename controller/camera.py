@@ -61,11 +61,10 @@ class CameraRead:
     face_down: list[str | None]  # the area of each face-down card
     unreadable: list[str | None]
     elapsed_ms: float  # all the frames of a burst
-    frame_name: str | None = None  # the (first) frame's file
+    frame_names: list[str] = field(default_factory=list)  # every frame's file kept, first first
     calibration_error: str | None = None  # why the frame could not be placed on the layout
     warning: str | None = None  # why the frame's face-up cards were refused (no colour, mirrored)
     frames: int = 1  # frames read and fused (the [camera] burst)
-    frame_names: list[str] = field(default_factory=list)  # every frame's file, first first
 
 
 class SimulatedCamera:
@@ -144,5 +143,5 @@ class SimulatedCamera:
                  for c in result["cards"]]
         return CameraRead(cards, [c["spot"] for c in result["face_down"]],
                           [c["spot"] for c in result["unreadable"]],
-                          float(result.get("elapsed_ms", 0.0)), saved[0] if saved else None,
-                          warning=result.get("warning"), frames=len(frames), frame_names=saved)
+                          float(result.get("elapsed_ms", 0.0)), saved,
+                          warning=result.get("warning"), frames=len(frames))

@@ -58,7 +58,7 @@ class TableService:
         return view
 
     def camera_check(self, round_id: int, camera: list[CameraCard], hole_up: bool,
-                     frame_name: str | Sequence[str] | None = None,
+                     frame_names: Sequence[str] = (),
                      calibration_error: str | None = None,
                      frame_warning: str | None = None) -> FusionResult:
         """Cross-check one camera reading of the layout against the shoe's cards of the round;
@@ -66,8 +66,8 @@ class TableService:
         (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
         not be placed on the layout (``calibration_error``) is itself the problem: its cards
         cannot be compared area by area. A frame whose cards the camera refused as a whole
-        (``frame_warning``: no colour, mirrored) says so first among the problems. A burst's
-        frames (``frame_name`` a list) are all recorded."""
+        (``frame_warning``: no colour, mirrored) says so first among the problems. Every frame
+        kept (``frame_names``: one, or a burst's) is recorded."""
         with self.lock:
             table = self.table
             rnd = table.round(round_id)
@@ -81,7 +81,7 @@ class TableService:
                     result.problems.insert(0, f"camera frame: {frame_warning}")
             table.record_camera(round_id, {p: code for p, code in
                                            result.camera_by_position.items() if code})
-            for name in [frame_name] if isinstance(frame_name, str) else frame_name or []:
+            for name in frame_names:
                 table.add_frame(round_id, name)
             if result.problems:
                 current = table.current()

@@ -94,22 +94,17 @@ def _cards(results: Sequence[dict], threshold: float) -> list[_Card]:
                     c.best, c.center, c.width = rep, p, w
             else:
                 cards.append(_Card(rep["code"], p, w, rep, {k}))
-    merged = True
-    while merged:  # one card placed two ways in different frames
-        merged = False
-        for i, a in enumerate(cards):
-            for b in cards[i + 1:]:
-                if (a.code == b.code and not a.frames & b.frames and
-                        np.linalg.norm(a.center - b.center) < SAME_CODE_APART * min(a.width,
-                                                                                   b.width)):
-                    keep, drop = (a, b) if a.best["confidence"] >= b.best["confidence"] else (b, a)
-                    keep.frames |= drop.frames
-                    cards = [c for c in cards if c is not drop]
-                    merged = True
-                    break
-            if merged:
-                break
-    return cards
+    # one card placed two ways in different frames: the surer placing takes the other in
+    kept: list[_Card] = []
+    for c in sorted(cards, key=lambda c: -c.best["confidence"]):
+        home = next((k for k in kept if k.code == c.code and not k.frames & c.frames
+                     and np.linalg.norm(k.center - c.center)
+                     < SAME_CODE_APART * min(k.width, c.width)), None)
+        if home is None:
+            kept.append(c)
+        else:
+            home.frames |= c.frames
+    return [c for c in cards if any(c is k for k in kept)]  # in the order first read
 
 
 def _points(results: Sequence[dict], key: str) -> list[tuple[int, np.ndarray]]:
