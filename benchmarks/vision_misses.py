@@ -14,8 +14,9 @@ Each readable face-up card is put in the first of these that holds:
 
 Then recall by card width (pixels, scaled to 720p), by overlap (the top card of its hand, or
 a card with a later card over it), and, where the labels record it (``"photometric"``, frames
-rendered since 2026-11-30), by blur and JPEG quality. Not a speed benchmark: see
-``vision_bench.py``.
+rendered since 2026-11-30), by blur and JPEG quality; and the kinds above by the card's place
+in its hand (alone, first, between, last: the walk along a hand, ``vision/handwalk.py``, is
+for the cards between). Not a speed benchmark: see ``vision_bench.py``.
 """
 
 from __future__ import annotations
@@ -79,6 +80,19 @@ def _bucket_blur(p: dict) -> str:
     return "motion" if p.get("motion_blur_px") else "none"
 
 
+def hand_place(cards: list[dict], k: int) -> str:
+    """Where card ``k`` lies in its hand (the labels' cards of its spot, in dealing order).
+
+    >>> hand = [{"spot": "seat1"}, {"spot": "dealer"}, {"spot": "seat1"}, {"spot": "seat1"}]
+    >>> [hand_place(hand, k) for k in range(4)]
+    ['first', 'alone', 'between', 'last']
+    """
+    mine = [i for i, c in enumerate(cards) if c["spot"] == cards[k]["spot"]]
+    if len(mine) == 1:
+        return "alone"
+    return "first" if k == mine[0] else "last" if k == mine[-1] else "between"
+
+
 def _bucket_jpeg(p: dict) -> str:
     q = p.get("jpeg_quality", 100)
     return "<50" if q < 50 else "50-70" if q < 70 else ">=70"
@@ -96,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds: Counter = Counter()
     below: list[float] = []
     by: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    by_place: dict[str, Counter] = defaultdict(Counter)
     for image, label_file in labelled_images(args.directory):
         labels = json.loads(label_file.read_text())
         reads = rec.read(load_image(image))
@@ -106,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             kind, best = classify_card(card, reads, result, thr)
             kinds[kind] += 1
+            by_place[hand_place(labels["cards"], k)][kind] += 1
             if kind == "right code below threshold":
                 below.append(best)
             ok = kind == "reported"
@@ -129,6 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         cells = "  ".join(f"{g} {100 * np.mean(v):.1f}% (n={len(v)})"
                           for g, v in sorted(groups.items()))
         print(f"recall by {name}: {cells}")
+    print("by place in the hand: " + " / ".join(KINDS))
+    for place in ("alone", "first", "between", "last"):
+        n = sum(by_place[place].values())
+        if n:
+            print(f"  {place:8s} n={n:5d} " + " ".join(
+                f"{100 * by_place[place][kind] / n:5.1f}%" for kind in KINDS))
     return 0
 
 

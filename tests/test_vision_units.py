@@ -565,6 +565,14 @@ def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
     assert sum(counts.values()) == total == 80
     score = evaluate_dir(root / "sample_images")
     assert counts["reported"] == score.correct
+    # every card has one place in its hand, and each place's kinds add up to all of its cards
+    places = re.findall(r"^  (alone|first|between|last)\s+n=\s*(\d+) (.*)$", out, re.M)
+    assert {p for p, _, _ in places} >= {"first", "last"}
+    assert sum(int(n) for _, n, _ in places) == total
+    for _, _, shares in places:
+        assert abs(sum(float(x) for x in shares.replace("%", "").split()) - 100) < 0.3
+    hand = [{"spot": "seat1"}, {"spot": "dealer"}, {"spot": "seat1"}, {"spot": "seat1"}]
+    assert [mod.hand_place(hand, k) for k in range(4)] == ["first", "alone", "between", "last"]
 
 
 def test_truetype_decks_draw_their_index_in_the_named_font() -> None:
