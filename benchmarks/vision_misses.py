@@ -16,7 +16,11 @@ Then recall by card width (pixels, scaled to 720p), by overlap (the top card of 
 a card with a later card over it), and, where the labels record it (``"photometric"``, frames
 rendered since 2026-11-30), by blur and JPEG quality; and the kinds above by the card's place
 in its hand (alone, first, between, last: the walk along a hand, ``vision/handwalk.py``, is
-for the cards between). Not a speed benchmark: see ``vision_bench.py``.
+for the cards between). Last, the misreads (a reported card on a labelled card of another
+code, matched as ``vision-eval`` does) by kind: the code of another card within
+:data:`NEIGHBOUR` card widths (a right read placed on the wrong card), else the same rank in
+another suit, another rank of the same suit, or both wrong. Not a speed benchmark: see
+``vision_bench.py``.
 """
 
 from __future__ import annotations
@@ -32,10 +36,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.codes import CLASS_INDEX  # noqa: E402
-from vision.evaluate import CODE_RADIUS, labelled_images  # noqa: E402
+from vision.evaluate import CODE_RADIUS, MATCH_RADIUS, labelled_images  # noqa: E402
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
 
 ON_CORNER = 0.12
+#: A misread whose code is that of a labelled card this near (card widths) was a placing.
+NEIGHBOUR = 1.5
+MISREAD_KINDS = ("another card's code nearby", "same rank, other suit", "same suit, other rank",
+                 "rank and suit wrong")
 KINDS = ("reported", "no candidate", "refused or merged", "right code below threshold",
          "other class on top")
 
@@ -66,6 +74,44 @@ def classify_card(card: dict, reads: list, result: dict, threshold: float) -> tu
     if best > 0:
         return "right code below threshold", best
     return "other class on top", 0.0
+
+
+def misread_kinds(result: dict, cards: list[dict]) -> list[str]:
+    """The kind (:data:`MISREAD_KINDS`) of each misread among ``result``'s cards: a reported
+    card with no labelled card of its code within ``CODE_RADIUS`` card widths and a labelled
+    card of another code within ``MATCH_RADIUS`` (as :func:`vision.evaluate.score_frame`).
+
+    >>> cards = [{"code": "6S", "center": [0, 0], "card_width_px": 50.0},
+    ...          {"code": "KD", "center": [40, 0], "card_width_px": 50.0}]
+    >>> def at(code, x): return {"cards": [{"code": code, "center": [x, 0]}]}
+    >>> misread_kinds(at("TS", 2), cards), misread_kinds(at("6C", 2), cards)
+    (['same suit, other rank'], ['same rank, other suit'])
+    >>> misread_kinds(at("KD", 2), cards), misread_kinds(at("6S", 2), cards)
+    (["another card's code nearby"], [])
+    """
+    kinds = []
+    for card in result["cards"]:
+        p = np.array(card["center"], float)
+        dist = [np.linalg.norm(p - np.array(t["center"])) / t["card_width_px"] for t in cards]
+        codes = [t["code"] for t in cards]
+        if any(c == card["code"] and d < CODE_RADIUS for c, d in zip(codes, dist, strict=True)):
+            continue
+        near = [i for i, d in enumerate(dist) if d < MATCH_RADIUS]
+        if not near:
+            continue  # a false positive, not a misread
+        truth = cards[min(near, key=lambda i: dist[i])]["code"]
+        if truth == "face_down":
+            continue
+        read = card["code"]
+        if any(c == read and d < NEIGHBOUR for c, d in zip(codes, dist, strict=True)):
+            kinds.append(MISREAD_KINDS[0])
+        elif truth[0] == read[0]:
+            kinds.append(MISREAD_KINDS[1])
+        elif truth[1] == read[1]:
+            kinds.append(MISREAD_KINDS[2])
+        else:
+            kinds.append(MISREAD_KINDS[3])
+    return kinds
 
 
 def _bucket_width(w720: float) -> str:
@@ -111,11 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     below: list[float] = []
     by: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     by_place: dict[str, Counter] = defaultdict(Counter)
+    misreads: Counter = Counter()
     for image, label_file in labelled_images(args.directory):
         labels = json.loads(label_file.read_text())
         reads = rec.read(load_image(image))
         result = rec.merge(reads, thr)
         photometric = labels.get("photometric")
+        misreads.update(misread_kinds(result, labels["cards"]))
         for k, card in enumerate(labels["cards"]):
             if card["code"] == "face_down" or not card.get("readable", True):
                 continue
@@ -151,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         if n:
             print(f"  {place:8s} n={n:5d} " + " ".join(
                 f"{100 * by_place[place][kind] / n:5.1f}%" for kind in KINDS))
+    print(f"misreads {sum(misreads.values())}: " + ", ".join(
+        f"{kind} {misreads[kind]}" for kind in MISREAD_KINDS))
     return 0
 
 

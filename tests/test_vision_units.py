@@ -573,6 +573,19 @@ def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
         assert abs(sum(float(x) for x in shares.replace("%", "").split()) - 100) < 0.3
     hand = [{"spot": "seat1"}, {"spot": "dealer"}, {"spot": "seat1"}, {"spot": "seat1"}]
     assert [mod.hand_place(hand, k) for k in range(4)] == ["first", "alone", "between", "last"]
+    # the misreads line counts what vision-eval counts, and each kind is told apart
+    assert int(re.search(r"^misreads (\d+):", out, re.M).group(1)) == score.misread
+    cards = [{"code": "6S", "center": [0, 0], "card_width_px": 50.0},
+             {"code": "KD", "center": [40, 0], "card_width_px": 50.0}]
+
+    def kinds(code: str, x: float) -> list[str]:
+        return mod.misread_kinds({"cards": [{"code": code, "center": [x, 0]}]}, cards)
+
+    assert kinds("TS", 2) == ["same suit, other rank"]
+    assert kinds("6C", 2) == ["same rank, other suit"]
+    assert kinds("QH", 2) == ["rank and suit wrong"]
+    assert kinds("KD", 2) == ["another card's code nearby"]
+    assert kinds("6S", 2) == [] and kinds("QH", 200) == []  # right, or nowhere near a card
 
 
 def test_truetype_decks_draw_their_index_in_the_named_font() -> None:
