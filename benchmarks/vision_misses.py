@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.codes import CLASS_INDEX  # noqa: E402
-from vision.evaluate import CODE_RADIUS, MATCH_RADIUS, labelled_images  # noqa: E402
+from vision.evaluate import CODE_RADIUS, labelled_images, match_reports  # noqa: E402
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
 
 ON_CORNER = 0.12
@@ -77,9 +77,8 @@ def classify_card(card: dict, reads: list, result: dict, threshold: float) -> tu
 
 
 def misread_kinds(result: dict, cards: list[dict]) -> list[str]:
-    """The kind (:data:`MISREAD_KINDS`) of each misread among ``result``'s cards: a reported
-    card with no labelled card of its code within ``CODE_RADIUS`` card widths and a labelled
-    card of another code within ``MATCH_RADIUS`` (as :func:`vision.evaluate.score_frame`).
+    """The kind (:data:`MISREAD_KINDS`) of each misread among ``result``'s cards, matched to the
+    labelled ``cards`` as ``vision-eval`` does (:func:`vision.evaluate.match_reports`).
 
     >>> cards = [{"code": "6S", "center": [0, 0], "card_width_px": 50.0},
     ...          {"code": "KD", "center": [40, 0], "card_width_px": 50.0}]
@@ -90,20 +89,14 @@ def misread_kinds(result: dict, cards: list[dict]) -> list[str]:
     (["another card's code nearby"], [])
     """
     kinds = []
-    for card in result["cards"]:
+    for card, (best, _) in zip(result["cards"], match_reports(result["cards"], cards),
+                               strict=True):
+        if best is None or cards[best]["code"] == card["code"]:
+            continue
+        truth, read = cards[best]["code"], card["code"]
         p = np.array(card["center"], float)
-        dist = [np.linalg.norm(p - np.array(t["center"])) / t["card_width_px"] for t in cards]
-        codes = [t["code"] for t in cards]
-        if any(c == card["code"] and d < CODE_RADIUS for c, d in zip(codes, dist, strict=True)):
-            continue
-        near = [i for i, d in enumerate(dist) if d < MATCH_RADIUS]
-        if not near:
-            continue  # a false positive, not a misread
-        truth = cards[min(near, key=lambda i: dist[i])]["code"]
-        if truth == "face_down":
-            continue
-        read = card["code"]
-        if any(c == read and d < NEIGHBOUR for c, d in zip(codes, dist, strict=True)):
+        if any(t["code"] == read and np.linalg.norm(p - np.array(t["center"]))
+               < NEIGHBOUR * t["card_width_px"] for t in cards):
             kinds.append(MISREAD_KINDS[0])
         elif truth[0] == read[0]:
             kinds.append(MISREAD_KINDS[1])

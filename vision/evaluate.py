@@ -108,17 +108,23 @@ class Score:
                 f"(false {self.face_down_false})  frames {self.frames}")
 
 
-def score_frame(result: dict, labels: dict) -> Score:
-    """Score one recognition result against its labels."""
-    sc = Score(frames=1, elapsed_ms=[float(result.get("elapsed_ms", 0.0))])
-    truth = labels["cards"]
-    up = [c for c in truth if c["code"] != "face_down"]
-    down = [c for c in truth if c["code"] == "face_down"]
-    sc.readable = sum(1 for c in up if c.get("readable", True))
-    sc.face_down = len(down)
+def match_reports(cards: list[dict], truth: list[dict]) -> list[tuple[int | None, float]]:
+    """Per reported card (in order), the index of the labelled card it is matched to (module
+    docstring; ``None`` for a false positive) and its distance from it in card widths.
+
+    >>> truth = [{"code": "6S", "center": [0, 0], "card_width_px": 50.0},
+    ...          {"code": "KD", "center": [40, 0], "card_width_px": 50.0}]
+    >>> reports = [{"code": "KD", "center": [35, 0]}, {"code": "TS", "center": [5, 0]},
+    ...            {"code": "QH", "center": [400, 0]}, {"code": "6S", "center": [0, 5]}]
+    >>> [(i, round(d, 2)) for i, d in match_reports(reports, truth)]
+    [(1, 0.1), (0, 0.1), (None, 7.2), (None, 0.1)]
+
+    (The first right, the second a misread, the third on no card, the fourth on a card already
+    matched.)
+    """
     used: set[int] = set()
-    for card in result["cards"]:
-        sc.reported += 1
+    out: list[tuple[int | None, float]] = []
+    for card in cards:
         p = np.array(card["center"], float)
         dist = [np.linalg.norm(p - np.array(t["center"])) / t["card_width_px"] for t in truth]
         same = [i for i, t in enumerate(truth) if t["code"] == card["code"] and i not in used
@@ -127,16 +133,34 @@ def score_frame(result: dict, labels: dict) -> Score:
         best = min(same, key=lambda i: dist[i]) if same else (
             min(near, key=lambda i: dist[i]) if near else None)
         if best is None or best in used or truth[best]["code"] == "face_down":
-            sc.false_positive += 1
+            out.append((None, float(min(dist, default=np.inf))))
             continue
         used.add(best)
+        out.append((best, float(dist[best])))
+    return out
+
+
+def score_frame(result: dict, labels: dict) -> Score:
+    """Score one recognition result against its labels."""
+    sc = Score(frames=1, elapsed_ms=[float(result.get("elapsed_ms", 0.0))])
+    truth = labels["cards"]
+    up = [c for c in truth if c["code"] != "face_down"]
+    down = [c for c in truth if c["code"] == "face_down"]
+    sc.readable = sum(1 for c in up if c.get("readable", True))
+    sc.face_down = len(down)
+    for card, (best, dist) in zip(result["cards"], match_reports(result["cards"], truth),
+                                  strict=True):
+        sc.reported += 1
+        if best is None:
+            sc.false_positive += 1
+            continue
         t = truth[best]
         if t["code"] != card["code"]:
             sc.misread += 1
             sc.confusions.append(f"{t['code']}->{card['code']}")
         elif t.get("readable", True):
             sc.correct += 1
-            sc.centre_close += int(dist[best] < MATCH_RADIUS)
+            sc.centre_close += int(dist < MATCH_RADIUS)
     taken: set[int] = set()
     for fd in result["face_down"]:
         p = np.array(fd["center"], float)
