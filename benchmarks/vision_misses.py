@@ -162,13 +162,14 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             kind, best = classify_card(card, reads, result, thr)
             kinds[kind] += 1
-            by_place[hand_place(labels["cards"], k)][kind] += 1
+            place = hand_place(labels["cards"], k)
+            by_place[place][kind] += 1
             if kind == "right code below threshold":
                 below.append(best)
             ok = kind == "reported"
             by["card width (720p px)"][_bucket_width(
                 card["card_width_px"] * 720 / labels["height"])].append(ok)
-            covered = any(c["spot"] == card["spot"] for c in labels["cards"][k + 1:])
+            covered = place in ("first", "between")
             by["overlap"]["under a later card" if covered else "top of its hand"].append(ok)
             if photometric is not None:
                 by["blur"][_bucket_blur(photometric)].append(ok)

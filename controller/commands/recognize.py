@@ -174,8 +174,10 @@ def run(args: argparse.Namespace) -> int:
     rec = _recognizer(args)
     if args.burst:
         return _run_burst(args, files, rec, calibrator)
-    # one step of the bar per image, and per frame to read of a video (as its file states)
-    total = sum(-(-frame_count(p) // args.every) if is_video(p) else 1 for p in files)
+    # one step of the bar per image, and per frame to read of a video (as its file states);
+    # with --json there is no bar, and no video is opened an extra time to count its frames
+    total = 0 if args.json else sum(-(-frame_count(p) // args.every) if is_video(p) else 1
+                                    for p in files)
     failed = 0
     with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
         for head, item in _frames(files, args.every):
