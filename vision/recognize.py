@@ -41,7 +41,6 @@ import numpy as np
 
 from vision.burst import fuse
 from vision.codes import CLASSES, FACE_DOWN_INDEX
-from vision.confidence import CardConfidence, features
 from vision.crops import extract_crops
 from vision.frames import (
     MIRRORED,
@@ -202,8 +201,6 @@ class _Read:
     #: Scale of the frame's size at which a card known by this corner alone is placed
     #: (:func:`placement_scale`).
     place: float = 1.0
-    #: Probability of the runner-up card code (one of :class:`CardConfidence`'s inputs).
-    runner_up: float = 0.0
 
     @cached_property
     def center(self) -> np.ndarray:
@@ -273,8 +270,6 @@ class Recognizer:
             raise ValueError(f"{meta_path}: look_scales must be 3 or more increasing scales "
                              f"including 1.0, not {list(self.look_scales)}")
         self.gate_session = _session(Path(gate), threads) if gate is not None else None
-        # without "card_confidence" a card's confidence is card_score(), as before 2026-12-01
-        self.confidence = CardConfidence.from_meta(meta.get("card_confidence"))
         # "burst": the threshold, and the frames that must agree, at which fused reports of
         # bursts of up to "frames" frames keep the misread rule (chosen on calibration
         # bursts); without it only single frames are calibrated
@@ -397,9 +392,8 @@ class Recognizer:
                 probs = np.concatenate([probs, self.second_look(
                     img, walked, self.first_look(extract_crops(img, walked)))])
         place = placement_scale(found, size, direct)
-        runner_up = np.partition(probs[:, :52], -2, axis=1)[:, -2]
-        return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f, place, float(r))
-                for p, f, r in zip(probs, frames, runner_up, strict=True)]
+        return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f, place)
+                for p, f in zip(probs, frames, strict=True)]
 
     def pick_size(self, img: np.ndarray, found: Outline) -> int:
         """Which card-size hypothesis of ``found`` to read the frame at (index into
@@ -437,30 +431,10 @@ class Recognizer:
                  if size.support >= SIZE_CLOSE_SUPPORT * found.sizes[0].support]
         return max(close, key=lambda i: (counts[i], -i)), looks
 
-    def card_confidence(self, group: list[_Read]) -> float:
-        """The confidence of a card from its agreeing reads (best first): :func:`card_score`,
-        or the model's :class:`vision.confidence.CardConfidence` of it where the model has one."""
-        score = card_score(group)
-        if self.confidence is None:
-            return score
-        return self.confidence(score, len(group), group[0].runner_up)
-
-    def card_groups(self, reads: list[_Read], floor: float) -> list[tuple[str, list[float],
-                                                                          np.ndarray]]:
-        """The cards that :meth:`merge` forms from the reads at or above ``floor`` and does
-        not refuse (all their reads agree), as (code, centre, :func:`vision.confidence.features`):
-        what :mod:`vision.confidence` fits its model on."""
-        sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
-                      key=lambda r: -r.prob)
-        return [(CLASSES[g[0].cls], _pt(_card_quad(g).mean(0)),
-                 features(card_score(g), len(g), g[0].runner_up))
-                for g in _group_same_card(sure) if all(r.cls == g[0].cls for r in g)]
-
     def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output."""
         thr = self.threshold if threshold is None else threshold
-        floor = (min(pair_floor(thr), DOUBT_FLOOR) if self.confidence is None
-                 else self.confidence.floor)
+        floor = min(pair_floor(thr), DOUBT_FLOOR)
         sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
                       key=lambda r: -r.prob)
         groups = _group_same_card(sure)
@@ -470,10 +444,8 @@ class Recognizer:
             if any(r.cls != best.cls for r in g):  # one card read two ways: refuse
                 unreadable.append(best.center)
                 continue
-            score = self.card_confidence(g)
-            if score < thr:
-                if best.prob >= thr:  # the refusals below see only reads under thr
-                    unreadable.append(best.center)
+            score = card_score(g)
+            if score < thr:  # left to the refusals below
                 continue
             quad = _card_quad(g)
             cards.append({
