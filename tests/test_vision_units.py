@@ -266,6 +266,45 @@ def test_merge_tells_a_cards_far_corner_from_a_neighbours_under_a_tilted_view() 
     assert out["cards"] == [] and len(out["unreadable"]) == 1
 
 
+def test_neighbours_linked_by_a_chain_of_reads_are_split_not_refused(monkeypatch) -> None:
+    """The reads of ``sample_images/plastic_000.jpg`` around its ten of clubs (the five of
+    spades lies on it, 0.36 card widths along, in a hand of three): the ten's index corner and
+    far corner read TC, the five's far corner 5S, and the merge's grouping, transitive, links
+    them all into one card read two ways. Split by code, their cards lie 0.2 card widths apart
+    or more: the ten is reported where it lies (the five's reads stay below the threshold),
+    where before the split both were refused; reads of two codes at one card still are."""
+    from vision.proposals import IndexFrame
+    from vision.recognize import SPLIT_GAP, Recognizer, _group_same_card, _Read
+
+    def read(code: str, prob: float, point: tuple, x: tuple, y: tuple, w: float,
+             h: float) -> _Read:
+        frame = IndexFrame(np.array(point), np.array(x), np.array(y), w, h, False)
+        return _Read(CLASSES.index(code), prob, 1.0, frame, 0.7766)
+
+    a, b = (0.313, -0.95), (0.853, 0.522)
+    c, d = (-0.453, 0.892), (-0.853, -0.522)
+    reads = [read("TC", 0.9991, (511.5, 510.8), a, b, 43.1, 72.9),
+             read("TC", 0.9833, (575.4, 506.8), c, d, 40.6, 61.0),
+             read("5S", 0.9818, (585.7, 506.0), (-0.292, 0.956), (-0.828, -0.561), 43.1, 72.9),
+             read("TC", 0.9749, (509.8, 515.9), a, b, 43.1, 72.9),
+             read("5S", 0.9351, (583.7, 508.3), c, d, 40.6, 61.0)]
+    assert len(_group_same_card(reads)) == 1  # one chain
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.99
+    out = rec.merge(reads)
+    assert [c["code"] for c in out["cards"]] == ["TC"]
+    assert np.linalg.norm(np.array(out["cards"][0]["center"]) - (540.5, 508.8)) < 0.6 * 38.9
+    assert SPLIT_GAP == 0.2
+    monkeypatch.setattr("vision.recognize.SPLIT_GAP", 0.0)
+    refused = rec.merge(reads)
+    assert refused["cards"] == [] and len(refused["unreadable"]) == 1
+    monkeypatch.undo()
+    # a different code claiming the ten's own index corner: one card read two ways
+    clash = read("TS", 0.999, (512.5, 511.8), a, b, 43.1, 72.9)
+    out = rec.merge([reads[0], clash])
+    assert out["cards"] == [] and len(out["unreadable"]) == 1
+
+
 def test_the_pairwise_same_card_test_on_arrays_agrees_with_the_one_pair_test() -> None:
     """``_same_card_pairs`` (the merge's test on all pairs at once) decides every pair of
     reads of real frames as ``_same_card`` does, one pair at a time: the reads of every
