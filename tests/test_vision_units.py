@@ -267,12 +267,12 @@ def test_merge_tells_a_cards_far_corner_from_a_neighbours_under_a_tilted_view() 
 
 
 def test_neighbours_linked_by_a_chain_of_reads_are_split_not_refused(monkeypatch) -> None:
-    """The reads of ``sample_images/plastic_000.jpg`` around its ten of clubs (the five of
-    spades lies on it, 0.36 card widths along, in a hand of three): the ten's index corner and
-    far corner read TC, the five's far corner 5S, and the merge's grouping, transitive, links
-    them all into one card read two ways. Split by code, their cards lie 0.2 card widths apart
-    or more: the ten is reported where it lies (the five's reads stay below the threshold),
-    where before the split both were refused; reads of two codes at one card still are."""
+    """The reads of ``sample_images/plastic_000.jpg`` around its ten of clubs (the last card
+    of a hand of three, lying on the five of spades 0.37 card widths along): three reads of
+    TC and two of 5S with reversed axes, which the merge's grouping, transitive, links into
+    one card read two ways. Split by code, their cards lie 0.2 card widths apart or more: the
+    ten is reported where it lies (the five's reads stay below the threshold), where before
+    the split both were refused; reads of two codes at one card still are."""
     from vision.proposals import IndexFrame
     from vision.recognize import SPLIT_GAP, Recognizer, _group_same_card, _Read
 
