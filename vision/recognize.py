@@ -108,7 +108,7 @@ CLASH_CENTRE = 0.2
 #: :data:`CLASH_CENTRE`, the distance at which two codes claim one card. Before 2026-12-01 such
 #: groups were refused: on 540 calibration frames 167 of the 183 cards read right yet
 #: refused lay in a group holding a neighbour's code; split, 67.53 -> 69.76 % of their cards at
-#: 0.99, 1 misread either way (0.15: 69.89 %, 2; 0.3: 69.07 %, 1).
+#: 0.99, 1 misread either way (0.15: 69.89 %, 2; 0.3: 69.07 %, 1). 0 turns the split off.
 SPLIT_GAP = 0.2
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.8
