@@ -261,10 +261,6 @@ class Recognizer:
     a gate the reader looks at every candidate.
     """
 
-    #: The operating threshold of each of the 52 codes (:func:`class_thresholds`); ``None``:
-    #: :attr:`threshold` for all.
-    class_thresholds: np.ndarray | None = None
-
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None) -> None:
         model = Path(model)
@@ -275,11 +271,6 @@ class Recognizer:
             raise ValueError(f"{model}: class list does not match vision.codes.CLASSES")
         self.threshold = float(threshold if threshold is not None
                                else meta.get("threshold", 0.9))
-        # "class_thresholds": the operating threshold of each reported code where it is not
-        # the model's (:mod:`vision.class_thresholds`, chosen on training designs); a
-        # ``threshold`` given here replaces them all, as a sweep's thresholds do
-        self.class_thresholds = class_thresholds(
-            {} if threshold is not None else meta.get("class_thresholds", {}), self.threshold)
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
         self.look_scales = tuple(float(v) for v in meta.get("look_scales", LOOK_SCALES))
@@ -452,14 +443,23 @@ class Recognizer:
     def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output."""
         thr = self.threshold if threshold is None else threshold
-        code_thr = (self.class_thresholds if threshold is None and self.class_thresholds
-                    is not None else np.full(52, thr))
-        groups, unreadable = card_groups(reads, min(pair_floor(thr), DOUBT_FLOOR))
-        cards = []
-        for g in groups:
+        floor = min(pair_floor(thr), DOUBT_FLOOR)
+        sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
+                      key=lambda r: -r.prob)
+        groups = _group_same_card(sure)
+        cards, unreadable = [], []
+        while groups:
+            g = groups.pop(0)
             best = g[0]
+            if any(r.cls != best.cls for r in g):
+                parts = split_neighbours(g) if SPLIT_GAP else None
+                if parts is None:  # one card read two ways: refuse
+                    unreadable.append(best.center)
+                else:
+                    groups[:0] = parts
+                continue
             score = card_score(g)
-            if score < code_thr[best.cls]:  # left to the refusals below
+            if score < thr:  # left to the refusals below
                 continue
             quad = _card_quad(g)
             cards.append({
@@ -488,7 +488,7 @@ class Recognizer:
                 backs.append((c, w, 1))
         doubt: list[tuple[np.ndarray, float]] = []
         for r in reads:
-            if r.cls >= 52 or r.prob >= code_thr[r.cls] or r.code_mass < 0.5:
+            if r.cls >= 52 or r.prob >= thr or r.code_mass < 0.5:
                 continue
             c, w = r.center, r.frame.width
             if near_card(c, w, 0.5) or any(np.linalg.norm(c - b[0]) < 0.5 * w for b in backs):
@@ -500,28 +500,6 @@ class Recognizer:
         unreadable += [d for d, _ in doubt]
         return {"cards": cards, "face_down": [{"center": _pt(b[0])} for b in backs],
                 "unreadable": [{"center": _pt(u)} for u in unreadable]}
-
-
-def card_groups(reads: list[_Read], floor: float) -> tuple[list[list[_Read]],
-                                                          list[np.ndarray]]:
-    """The reads of a card code at least ``floor`` probable, grouped by card (best read first;
-    groups in the order of their best reads), and the centres of the cards refused because
-    their reads disagree (one card read two ways; a chain of reads linking two neighbours is
-    split by code instead, :func:`split_neighbours`)."""
-    sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor), key=lambda r: -r.prob)
-    pending = _group_same_card(sure)
-    groups, refused = [], []
-    while pending:
-        g = pending.pop(0)
-        if any(r.cls != g[0].cls for r in g):
-            parts = split_neighbours(g) if SPLIT_GAP else None
-            if parts is None:  # one card read two ways: refuse
-                refused.append(g[0].center)
-            else:
-                pending[:0] = parts
-            continue
-        groups.append(g)
-    return groups, refused
 
 
 def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
@@ -610,32 +588,6 @@ def best_window(looks: np.ndarray, codes: int) -> np.ndarray:
     means = (looks[:-2] + looks[1:-1] + looks[2:]) / 3.0
     pick = means[:, :, :codes].max(2).argmax(0)
     return means[pick, np.arange(looks.shape[1])]
-
-
-def class_thresholds(by_code: dict[str, float], threshold: float) -> np.ndarray:
-    """The operating threshold of each of the 52 codes: ``threshold``, except where
-    ``by_code`` names another. One below the grouping floor (:func:`pair_floor` of
-    ``threshold``, at most :data:`DOUBT_FLOOR`) could not take effect, since no read below the
-    floor makes a card, and is refused.
-
-    >>> t = class_thresholds({"8S": 0.997, "KH": 0.95}, 0.99)
-    >>> float(t[CLASSES.index("8S")]), float(t[CLASSES.index("KH")]), float(t[0])
-    (0.997, 0.95, 0.99)
-    >>> class_thresholds({"KH": 0.8}, 0.99)
-    Traceback (most recent call last):
-    ...
-    ValueError: class threshold of KH: 0.8 is not within [0.9, 1)
-    """
-    out = np.full(52, float(threshold))
-    floor = min(pair_floor(threshold), DOUBT_FLOOR)
-    for code, t in by_code.items():
-        if code not in CLASSES[:52]:
-            raise ValueError(f"class threshold for an unknown card code {code!r}")
-        if not floor - 1e-9 <= float(t) < 1.0:
-            raise ValueError(f"class threshold of {code}: {t} is not within "
-                             f"[{round(floor, 4)}, 1)")
-        out[CLASSES.index(code)] = float(t)
-    return out
 
 
 def pair_floor(threshold: float) -> float:

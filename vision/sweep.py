@@ -45,20 +45,14 @@ def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:
 
     cv2.setNumThreads(1)
     design, k, seed = job
-    img, labels = render_frame(design, k, seed)
+    rng = np.random.default_rng([seed, k, sum(map(ord, design))])
+    size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
+    img, labels = render_table(random_deal(rng), rng, design=design, size=size)
     out = {}
     for m in _MODELS:
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
         out[m] = name_misreads(threshold_scores(rec, rec.read(img), labels), design, k)
     return out
-
-
-def render_frame(design: str, k: int, seed: int) -> tuple[np.ndarray, dict]:
-    """Frame ``k`` of ``design`` in the sweep of ``seed`` and its labels (1280x720 three times
-    in four, else 1920x1080), the same whichever process renders it."""
-    rng = np.random.default_rng([seed, k, sum(map(ord, design))])
-    size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
-    return render_table(random_deal(rng), rng, design=design, size=size)
 
 
 def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:
