@@ -192,43 +192,6 @@ def test_both_index_corners_agreeing_raise_the_card_score() -> None:
     assert pair_floor(0.99) == pytest.approx(0.9)
 
 
-def test_a_weak_read_of_the_opposite_corner_supports_the_card(monkeypatch) -> None:
-    """A read of the card's code at its far index corner below the grouping floor (0.9 at
-    0.99) raises the card's confidence to ``1 - (1 - p) * (1 - q)`` (0.98 and 0.7: 0.994) and
-    reports it; one of another code there refuses nothing, one elsewhere supports nothing,
-    and with ``SUPPORT_FLOOR`` at 1 no read supports. On ``sample_images/tigullio_000.jpg``
-    the two of spades' far corner, read 2S below 0.9, takes it from 0.9938 to 0.997."""
-    import json
-    from pathlib import Path
-
-    from vision.recognize import SUPPORT_FLOOR, Recognizer, load_image
-
-    rec = Recognizer.__new__(Recognizer)
-    rec.threshold = 0.99
-    near = _read("QH", 0.98, (100, 100), (1, 0))
-    far = _read("QH", 0.7, (160, 187), (-1, 0))
-    assert rec.merge([near])["cards"] == []
-    out = rec.merge([near, far])
-    assert [(c["code"], c["confidence"]) for c in out["cards"]] == [("QH", 0.994)]
-    assert rec.merge([near, _read("QD", 0.7, (160, 187), (-1, 0))])["cards"] == []
-    assert rec.merge([near, _read("QH", 0.7, (130, 187), (-1, 0))])["cards"] == []
-    assert SUPPORT_FLOOR == 0.5
-    assert rec.merge([near, _read("QH", 0.45, (160, 187), (-1, 0))])["cards"] == []
-    monkeypatch.setattr("vision.recognize.SUPPORT_FLOOR", 1.0)
-    assert rec.merge([near, far])["cards"] == []
-    monkeypatch.undo()
-
-    sample = Path(__file__).resolve().parent.parent / "sample_images" / "tigullio_000.jpg"
-    real = Recognizer()
-    reads = real.read(load_image(sample))
-    with_support = {c["code"]: c["confidence"] for c in real.merge(reads)["cards"]}
-    monkeypatch.setattr("vision.recognize.SUPPORT_FLOOR", 1.0)
-    without = {c["code"]: c["confidence"] for c in real.merge(reads)["cards"]}
-    assert (without["2S"], with_support["2S"]) == (0.9938, 0.997)
-    truth = {c["code"] for c in json.loads(sample.with_suffix(".json").read_text())["cards"]}
-    assert "2S" in truth and set(with_support) == set(without)
-
-
 def test_merge_refuses_a_card_with_a_weaker_disagreeing_read() -> None:
     from vision.recognize import Recognizer
 

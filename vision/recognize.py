@@ -17,8 +17,7 @@ of the same card (its two index corners, or one corner reached twice) are merged
 centre they imply; reads of one card that disagree are refused (where a chain of reads linked
 two neighbours of a hand, the group is split by code instead: :func:`split_neighbours`). A
 card's confidence is its best read's probability, or higher when its two opposite index
-corners were read alike, the far one perhaps less surely than a read needs to join a card
-(:func:`card_score`, :data:`SUPPORT_FLOOR`); a card below the operating threshold is
+corners were read alike (:func:`card_score`); a card below the operating threshold is
 reported as ``unreadable``, never guessed; so is every card of a frame without colour or a
 mirrored one, with a ``"warning"``.
 Several frames of a still layout can be read as one (:meth:`Recognizer.recognize_burst`,
@@ -141,11 +140,6 @@ SECOND_LOOK_MASS = 0.3
 #: of 49.9 % of the 1900 calibration frames' cards at 0.99, with 7 misreads in 13,482 instead
 #: of 6 in 12,805 (95 % bound 0.098 %, within the 0.1 % rule).
 DOUBT_FLOOR = 0.9
-#: A read of a card's code below the grouping floor, at least this probable, still counts
-#: for the card's confidence where it lies at the card's opposite index corner
-#: (:func:`card_score`), though it neither joins nor refuses a card: a covered or blurred far
-#: corner is read less surely than the near one. 0 counts every such read, 1 none.
-SUPPORT_FLOOR = 0.5
 #: Crop scales of the second look, in increasing order, 1.0 (the first look) included; the
 #: default is one window (no search), as ``cards_v4`` uses.
 LOOK_SCALES: tuple[float, ...] = (0.93, 1.0, 1.07)
@@ -452,7 +446,6 @@ class Recognizer:
         floor = min(pair_floor(thr), DOUBT_FLOOR)
         sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
                       key=lambda r: -r.prob)
-        weak = [r for r in reads if r.cls < 52 and SUPPORT_FLOOR <= r.prob < floor]
         groups = _group_same_card(sure)
         cards, unreadable = [], []
         while groups:
@@ -465,7 +458,7 @@ class Recognizer:
                 else:
                     groups[:0] = parts
                 continue
-            score = card_score(g, [r for r in weak if r.cls == best.cls])
+            score = card_score(g)
             if score < thr:  # left to the refusals below
                 continue
             quad = _card_quad(g)
@@ -604,32 +597,21 @@ def pair_floor(threshold: float) -> float:
     return 1.0 - float(np.sqrt(max(1.0 - threshold, 0.0)))
 
 
-def card_score(group: list[_Read], support: Sequence[_Read] = ()) -> float:
-    """The confidence of a card from the agreeing reads of one card (best first), and reads of
-    its code too weak to take part in the grouping (``support``, :data:`SUPPORT_FLOOR`).
+def card_score(group: list[_Read]) -> float:
+    """The confidence of a card from the agreeing reads of one card (best first).
 
     The best read's probability, or, when the card's two opposite index corners were both read
-    (:func:`_opposite_corners`; one of them may be a ``support`` read) with probabilities ``p``
-    and ``q``, ``1 - (1 - p) * (1 - q)`` if higher: two index corners, each cut and classified
-    on its own, agreeing on the code. The two reads are not independent (same print, same
-    frame), so the score is no probability; the operating threshold is chosen on it on
-    training designs (:mod:`vision.calibrate`).
-
-    >>> def read(prob, x, y, axis):  # an index corner of a 60 x 87 card, axes +-1
-    ...     return _Read(0, prob, 1.0, IndexFrame(np.array([x, y], float),
-    ...                  np.array([axis, 0.0]), np.array([0.0, axis]), 60.0, 87.0, True))
-    >>> top, far = read(0.98, 0, 0, 1.0), read(0.7, 60, 87, -1.0)   # far: the opposite corner
-    >>> round(card_score([top]), 4), round(card_score([top], [far]), 4)
-    (0.98, 0.994)
-    >>> round(card_score([top], [read(0.7, 30, 87, -1.0)]), 4)   # not the opposite corner
-    0.98
+    (:func:`_opposite_corners`) with probabilities ``p`` and ``q``, ``1 - (1 - min(p, q))**2``
+    if higher: two index corners, each cut and classified on its own, agreeing on the code.
+    The two reads are not independent (same print, same frame), so the score is no probability;
+    the operating threshold is chosen on it on training designs (:mod:`vision.calibrate`).
     """
     score = group[0].prob
     for i, a in enumerate(group):
-        for b in [*group[i + 1:], *support]:
+        for b in group[i + 1:]:
             if (_opposite_corners(a.frame, b.frame, measured=True)
                     or _opposite_corners(b.frame, a.frame, measured=True)):
-                score = max(score, 1.0 - (1.0 - a.prob) * (1.0 - b.prob))
+                score = max(score, 1.0 - (1.0 - min(a.prob, b.prob)) ** 2)
     return score
 
 
