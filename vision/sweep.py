@@ -11,6 +11,14 @@ is read once per model (at threshold 0.5) and scored at each threshold of
 its frame: ``"design#k truth->read"``) go to ``--out``, which
 ``vision.calibrate --sweep`` adds to its own frames when it picks the operating threshold.
 Each model's ``.json`` (its gate) is read as by :class:`vision.recognize.Recognizer`.
+
+With ``--save-reads F`` (one model) every frame's reads and labels are kept in ``F``
+(:mod:`vision.readsfile`); ``--from-reads F [F ...]`` then scores them again with the merge
+as it is now, without rendering or reading a frame, into the same ``--out``:
+
+    python -m vision.sweep --frames-per-design 160 --seed 31 --workers 2 \
+        --out sweep31.json --save-reads reads31.npz models/cards_v4.onnx
+    python -m vision.sweep --from-reads reads31.npz --out sweep31.json models/cards_v4.onnx
 """
 
 from __future__ import annotations
@@ -24,21 +32,26 @@ from pathlib import Path
 
 import numpy as np
 
+from vision import readsfile
 from vision.calibrate import THRESHOLDS, threshold_scores
 from vision.dataset import design_list
 from vision.evaluate import Score
 from vision.synth import random_deal, render_table
 
-#: Per worker process: the models (:func:`_init_worker`) and their recognisers.
+#: Per worker process: the models (:func:`_init_worker`), their recognisers, and whether the
+#: reads are sent back to be saved.
 _MODELS: list[str] = []
 _RECOGNIZERS: dict = {}
+_SAVE: list[bool] = [False]
 
 
-def _init_worker(models: list[str]) -> None:
+def _init_worker(models: list[str], save: bool = False) -> None:
     _MODELS[:] = models
+    _SAVE[0] = save
 
 
-def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:
+def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
+                                                      tuple[np.ndarray, dict] | None]:
     import cv2
 
     from vision.recognize import Recognizer
@@ -48,11 +61,14 @@ def _frame_scores(job: tuple[str, int, int]) -> dict[str, list[Score]]:
     rng = np.random.default_rng([seed, k, sum(map(ord, design))])
     size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
     img, labels = render_table(random_deal(rng), rng, design=design, size=size)
-    out = {}
+    out, kept = {}, None
     for m in _MODELS:
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
-        out[m] = name_misreads(threshold_scores(rec, rec.read(img), labels), design, k)
-    return out
+        reads = rec.read(img)
+        out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
+        if _SAVE[0]:
+            kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]})
+    return out, kept
 
 
 def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:
@@ -69,31 +85,78 @@ def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:
 
 
 def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
-                   workers: int, designs: list[str] | None = None) -> dict:
+                   workers: int, designs: list[str] | None = None,
+                   save_reads: Path | None = None) -> dict:
     """Summed scores per model and threshold (see the module docstring); ``designs`` instead
-    of the training designs (a house deck's, :mod:`vision.enroll`). The workers are spawned,
-    not forked: a fork of a process whose OpenCV or torch threads have run can deadlock."""
+    of the training designs (a house deck's, :mod:`vision.enroll`); with ``save_reads`` (one
+    model) every frame's reads and labels go to that file, in frame order. The workers are
+    spawned, not forked: a fork of a process whose OpenCV or torch threads have run can
+    deadlock."""
+    if save_reads is not None and len(models) != 1:
+        raise ValueError("reads are saved for one model at a time")
     jobs = [(d, k, seed) for d in designs or design_list("train", seed)
             for k in range(frames_per_design)]
     totals = {m: [Score() for _ in THRESHOLDS] for m in models}
+    kept: list[tuple[np.ndarray, dict] | None] = [None] * len(jobs)
     t0 = time.time()
     with mp.get_context("spawn").Pool(workers, initializer=_init_worker,
-                                      initargs=(list(models),)) as pool:
-        for i, res in enumerate(pool.imap_unordered(_frame_scores, jobs, chunksize=4)):
+                                      initargs=(list(models), save_reads is not None)) as pool:
+        for i, (n, (res, reads)) in enumerate(pool.imap_unordered(
+                _numbered, list(enumerate(jobs)), chunksize=4)):
             for m, scores in res.items():
                 for total, s in zip(totals[m], scores, strict=True):
                     total.add(s)
+            kept[n] = reads
             if i % 250 == 0:
                 print(f"{i}/{len(jobs)} frames, {time.time() - t0:.0f} s", flush=True)
         pool.close()  # let the workers exit (the context's terminate() would kill them)
         pool.join()
-    return {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
-            "seconds": round(time.time() - t0, 1),
-            "models": {Path(m).name: [{"threshold": t, **s.summary(),
-                                       **({"misreads": sorted(s.confusions)} if t >= 0.95
-                                          else {})}
-                                      for t, s in zip(THRESHOLDS, totals[m], strict=True)]
-                       for m in models}}
+    result = {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
+              "seconds": round(time.time() - t0, 1),
+              "models": {Path(m).name: _rows(totals[m]) for m in models}}
+    if save_reads is not None:
+        from vision.recognize import Recognizer
+
+        identity = readsfile.reader_identity(Recognizer(models[0], threshold=0.5), models[0])
+        readsfile.save(save_reads, kept, {**identity, **{k: result[k] for k in (
+            "frames", "frames_per_design", "seed")}})
+    return result
+
+
+def _numbered(job: tuple[int, tuple[str, int, int]]) -> tuple[int, tuple]:
+    return job[0], _frame_scores(job[1])
+
+
+def _rows(totals: list[Score]) -> list[dict]:
+    return [{"threshold": t, **s.summary(),
+             **({"misreads": sorted(s.confusions)} if t >= 0.95 else {})}
+            for t, s in zip(THRESHOLDS, totals, strict=True)]
+
+
+def sweep_reads(model: str, paths: list[Path]) -> dict:
+    """The sweep that :func:`sweep_rendered` would give, from the reads it saved
+    (``paths``, summed), scored with the merge as it is now (:mod:`vision.readsfile`)."""
+    from vision.recognize import Recognizer
+
+    rec = Recognizer(model, threshold=0.5)
+    identity = readsfile.reader_identity(rec, Path(model))
+    totals = [Score() for _ in THRESHOLDS]
+    metas = []
+    t0 = time.time()
+    for path in paths:
+        meta, frames = readsfile.load(path)
+        readsfile.check_identity(meta, identity, path)
+        metas.append(meta)
+        for packed, labels in frames:
+            design, k = labels.get("sweep_frame", ["?", -1])
+            scores = threshold_scores(rec, readsfile.unpack(packed), labels)
+            for total, s in zip(totals, name_misreads(scores, design, k), strict=True):
+                total.add(s)
+    return {"frames": sum(m["frames"] for m in metas),
+            "frames_per_design": metas[0]["frames_per_design"] if len(metas) == 1 else None,
+            "seed": metas[0]["seed"] if len(metas) == 1 else [m["seed"] for m in metas],
+            "seconds": round(time.time() - t0, 1), "from_reads": [Path(p).name for p in paths],
+            "models": {Path(model).name: _rows(totals)}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,8 +166,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--save-reads", type=Path, default=None,
+                    help="keep every frame's reads in this file (one model)")
+    ap.add_argument("--from-reads", type=Path, nargs="+", default=None,
+                    help="score the reads of these files instead of rendering frames")
     args = ap.parse_args(argv)
-    result = sweep_rendered(args.models, args.frames_per_design, args.seed, args.workers)
+    if args.from_reads and (len(args.models) != 1 or args.save_reads):
+        ap.error("--from-reads takes one model and no --save-reads")
+    if args.save_reads and len(args.models) != 1:
+        ap.error("--save-reads takes one model")
+    try:
+        result = (sweep_reads(args.models[0], args.from_reads) if args.from_reads else
+                  sweep_rendered(args.models, args.frames_per_design, args.seed, args.workers,
+                                 save_reads=args.save_reads))
+    except ValueError as e:
+        ap.error(str(e))
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     for name, rows in result["models"].items():
         for r in rows:

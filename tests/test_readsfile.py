@@ -1,0 +1,62 @@
+"""Saved reads (``vision.readsfile``) and the threshold sweep scored from them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import readsfile
+from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
+from vision.sweep import main as sweep_main
+from vision.sweep import sweep_reads, sweep_rendered
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+
+
+def test_packed_reads_merge_as_the_reads_themselves(tmp_path: Path) -> None:
+    """Every read of two sample frames, packed, saved, loaded and unpacked, merges into the
+    same cards, face-down cards and refusals at several thresholds, and keeps its labels."""
+    rec = Recognizer()
+    frames = []
+    for name in ("tigullio_000", "proc-5-1011_001"):
+        reads = rec.read(load_image(SAMPLES / f"{name}.jpg"))
+        labels = json.loads((SAMPLES / f"{name}.json").read_text())
+        frames.append((reads, labels))
+    path = tmp_path / "reads.npz"
+    readsfile.save(path, [(readsfile.pack(r), lab) for r, lab in frames], {"note": "x"})
+    meta, loaded = readsfile.load(path)
+    assert meta == {"note": "x"} and len(loaded) == 2
+    for (reads, labels), (packed, labels_back) in zip(frames, loaded, strict=True):
+        assert labels_back == labels and len(packed) == len(reads) > 50
+        again = readsfile.unpack(packed)
+        for t in (0.9, 0.99, 0.999):
+            assert rec.merge(again, t) == rec.merge(reads, t)
+
+
+def test_a_sweep_scored_from_its_saved_reads_is_the_sweep(tmp_path: Path) -> None:
+    """Four rendered frames of two procedural training designs, swept with their reads saved, then
+    scored again from the file alone: the same counts at every threshold, the misreads named
+    by frame alike; and the reads of another reader are refused."""
+    designs = ["proc:0:1031", "proc:1:1031"]  # drawn here: no aisleriot files needed
+    path = tmp_path / "reads.npz"
+    swept = sweep_rendered([str(DEFAULT_MODEL)], 2, 31, 1, designs=designs, save_reads=path)
+    again = sweep_reads(str(DEFAULT_MODEL), [path])
+    assert again["models"] == swept["models"] and again["frames"] == swept["frames"] == 4
+    assert swept["models"][DEFAULT_MODEL.name][0]["readable_cards"] > 20
+    meta, frames = readsfile.load(path)
+    assert [f[1]["sweep_frame"] for f in frames] == [[d, k] for d in designs for k in range(2)]
+    assert meta["model_sha256"] == readsfile.file_sha256(DEFAULT_MODEL)
+    readsfile.save(tmp_path / "other.npz", frames, {**meta, "model_sha256": "0" * 64})
+    with pytest.raises(ValueError, match="another model"):
+        sweep_reads(str(DEFAULT_MODEL), [tmp_path / "other.npz"])
+    with pytest.raises(SystemExit):
+        sweep_main(["--from-reads", str(path), "--out", str(tmp_path / "s.json"),
+                    str(DEFAULT_MODEL), str(DEFAULT_MODEL)])
+    assert sweep_main(["--from-reads", str(path), "--out", str(tmp_path / "s.json"),
+                       str(DEFAULT_MODEL)]) == 0
+    written = json.loads((tmp_path / "s.json").read_text())
+    assert written["models"] == swept["models"] and written["from_reads"] == ["reads.npz"]
+    assert np.isclose(written["models"][DEFAULT_MODEL.name][0]["threshold"], 0.5)

@@ -1,0 +1,91 @@
+"""Every read of a set of labelled frames, saved, so that the merge can be scored again fast.
+
+The reader's part of a frame (:meth:`vision.recognize.Recognizer.read`: proposals, gate,
+reader, second look, hand walk) is ~99 % of its time; the merge (:meth:`Recognizer.merge`)
+about 1 ms. A change to the merge alone (how reads are grouped, split, refused or scored)
+needs the threshold rule again (``models/cards_v4.md``), which reads 7560 frames, most of
+them rendered on the fly (~30 minutes on two cores); from saved reads the same sweep takes a
+few minutes and gives the same counts. ``python -m vision.sweep ... --save-reads F`` saves a
+sweep's reads; ``python -m vision.sweep --from-reads F ... --out S`` scores them with the
+merge as it is now, for ``vision.calibrate --sweep S``.
+
+Reads are only as current as the code that read them: they name the reader and gate (by
+SHA-256) and their look scales, and are refused for another reader; a change to the read
+stage itself (proposals, looks, the walk) makes them stale without their knowing, so such a
+change needs a fresh sweep.
+
+File: ``.npz`` with ``reads`` (all reads, ``(n, 13)`` float64: class, probability, code
+mass, index-corner point (2), x axis (2), y axis (2), width, height, direct, placement
+scale), ``offsets`` (where each frame's reads start; ``n`` last), ``labels`` (each frame's
+labels, JSON) and ``meta`` (JSON).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from vision.proposals import IndexFrame
+
+#: Columns of a packed read.
+COLUMNS = 13
+
+
+def pack(reads: list) -> np.ndarray:
+    """Reads (:class:`vision.recognize._Read`) as rows of :data:`COLUMNS` floats."""
+    return np.array([[r.cls, r.prob, r.code_mass, *r.frame.point, *r.frame.x_axis,
+                      *r.frame.y_axis, r.frame.width, r.frame.height, float(r.frame.direct),
+                      r.place] for r in reads], np.float64).reshape(-1, COLUMNS)
+
+
+def unpack(rows: np.ndarray) -> list:
+    """The reads that :func:`pack` made ``rows`` of."""
+    from vision.recognize import _Read
+
+    return [_Read(int(r[0]), float(r[1]), float(r[2]),
+                  IndexFrame(r[3:5].copy(), r[5:7].copy(), r[7:9].copy(), float(r[9]),
+                             float(r[10]), bool(r[11])), float(r[12])) for r in rows]
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def reader_identity(rec, model: Path) -> dict:  # noqa: ANN001
+    """What made a set of reads: the reader's and gate's SHA-256 and the look scales."""
+    meta_path = Path(model).with_suffix(".json")
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    gate = Path(model).parent / meta["gate"] if meta.get("gate") else None
+    return {"model": Path(model).name, "model_sha256": file_sha256(model),
+            "gate_sha256": file_sha256(gate) if gate is not None else None,
+            "look_scales": list(rec.look_scales)}
+
+
+def save(path: Path, frames: list[tuple[np.ndarray, dict]], meta: dict) -> None:
+    """Write packed reads and labels of ``frames`` (in order) with ``meta``."""
+    counts = [len(r) for r, _ in frames]
+    np.savez_compressed(
+        path, reads=np.concatenate([r for r, _ in frames]) if frames else np.zeros((0, COLUMNS)),
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        labels=np.array([json.dumps(lab) for _, lab in frames]),
+        meta=np.array(json.dumps(meta)))
+
+
+def load(path: Path) -> tuple[dict, list[tuple[np.ndarray, dict]]]:
+    """``meta`` and the frames (packed reads, labels) of a file :func:`save` wrote."""
+    with np.load(path) as d:
+        reads, offsets = d["reads"], d["offsets"]
+        frames = [(reads[a:b], json.loads(str(lab)))
+                  for a, b, lab in zip(offsets[:-1], offsets[1:], d["labels"], strict=True)]
+        return json.loads(str(d["meta"])), frames
+
+
+def check_identity(meta: dict, identity: dict, path: Path) -> None:
+    """Refuse reads made by another reader, gate or look scales than ``identity``'s."""
+    for key in ("model_sha256", "gate_sha256", "look_scales"):
+        if meta.get(key) != identity[key]:
+            raise ValueError(f"{path}: its reads were made with another {key.split('_')[0]} "
+                             f"({meta.get(key)!r}, not {identity[key]!r}); sweep again")
