@@ -35,13 +35,15 @@ def design_list(spec: str, seed: int) -> list[str]:
 
 def write_labelled_set(out: Path, designs: list[str], frames_per_design: int, seed: int,
                        size: tuple[int, int] = (1280, 720), quality: int = 90,
-                       clean: bool = False, pitch_jitter: float = 0.0, burst: int = 1) -> int:
+                       clean: bool = False, pitch_jitter: float = 0.0, burst: int = 1,
+                       identical_pairs: float = 0.0) -> int:
     """Render ``frames_per_design`` frames per design into ``out``; returns the frame count.
 
     ``clean`` renders without glare, blur, noise or JPEG damage (saved at ``quality``), to
     separate what image quality costs from what geometry and design cost; ``pitch_jitter``
     makes the hands' steps uneven (:func:`vision.synth.render_table`); ``burst`` frames are
-    written of each scene (module docstring)."""
+    written of each scene (module docstring); ``identical_pairs``: the share of hands with two
+    identical cards side by side (:func:`vision.synth.random_deal`)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     # the later frames' noise has a stream of its own: the scenes are those made without bursts
@@ -49,7 +51,8 @@ def write_labelled_set(out: Path, designs: list[str], frames_per_design: int, se
     n = 0
     for design in designs:
         for k in range(frames_per_design):
-            frames, labels = render_burst(random_deal(rng), rng, burst, noise_rng,
+            deal = random_deal(rng, identical_pairs=identical_pairs)
+            frames, labels = render_burst(deal, rng, burst, noise_rng,
                                           design=design, size=size, clean=clean,
                                           pitch_jitter=pitch_jitter)
             stem = f"{design.replace(':', '-')}_{k:03d}"
@@ -75,13 +78,18 @@ def main(argv: list[str] | None = None) -> int:
                     help="uneven steps within a hand (standard deviation, share of the step)")
     ap.add_argument("--burst", type=int, default=1, metavar="K",
                     help="frames of a still camera per scene (fresh sensor noise in each)")
+    ap.add_argument("--identical-pairs", type=float, default=0.0, metavar="P",
+                    help="share of hands with two identical cards side by side (a multi-deck "
+                         "shoe's; 0: one deck, no two cards alike)")
     args = ap.parse_args(argv)
+    if not 0.0 <= args.identical_pairs <= 1.0:
+        ap.error("--identical-pairs must be within [0, 1]")
     if args.burst < 1:
         ap.error("--burst must be at least 1")
     w, h = (int(v) for v in args.size.split("x"))
     n = write_labelled_set(args.out, design_list(args.designs, args.seed), args.frames,
                            args.seed, (w, h), args.quality, args.clean, args.pitch_jitter,
-                           args.burst)
+                           args.burst, args.identical_pairs)
     print(f"wrote {n} frames to {args.out}")
     return 0
 

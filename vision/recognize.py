@@ -110,6 +110,19 @@ CLASH_CENTRE = 0.2
 #: refused lay in a group holding a neighbour's code; split, 67.53 -> 69.76 % of their cards at
 #: 0.99, 1 misread either way (0.15: 69.89 %, 2; 0.3: 69.07 %, 1). 0 turns the split off.
 SPLIT_GAP = 0.2
+#: Whether a group of reads of one code whose index corners lie apart is split into the
+#: identical cards it holds (:func:`split_twins`).
+TWIN_SPLIT = True
+#: ... when their corners lie one or two hand steps apart (:func:`hand_apart`), in card widths
+#: along and card heights across: the hand walk's steps (``vision/handwalk.py``: the renderer
+#: pitches 0.26-0.40 widths and 0.12-0.30 heights), narrowed from 0.2 and 0.06 at their low
+#: ends, where one corner read twice lies (on 5400 calibration frames of the training
+#: designs, 43 such splits at 0.2 / 0.06, 5 at these; of 340 identical pairs split, 12 % fewer)
+TWIN_STEP_U = (0.24, 0.45)
+TWIN_STEP_V = (0.1, 0.35)
+#: ... or, in a row, from 0.3 to 0.75 card widths along and under 0.06 heights across (one
+#: corner read twice lay up to 0.29 widths along).
+TWIN_ROW_STEP = (0.3, 0.75, 0.06)
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.8
 #: A candidate read as a card back with at least this probability is a face-down card. On the
@@ -458,6 +471,11 @@ class Recognizer:
                 else:
                     groups[:0] = parts
                 continue
+            if TWIN_SPLIT and len(g) > 1:
+                twins = split_twins(g)
+                if len(twins) > 1:  # identical cards of a multi-deck shoe, side by side
+                    groups[:0] = twins
+                    continue
             score = card_score(g)
             if score < thr:  # left to the refusals below
                 continue
@@ -531,6 +549,81 @@ def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
             if np.linalg.norm(ci - cj) < SPLIT_GAP * min(wi, wj):
                 return None
     return list(parts.values())
+
+
+def split_twins(group: list[_Read]) -> list[list[_Read]]:
+    """A group of reads of one code (best first) split into the cards it holds: one per index
+    corner turned like the best read's, where two or more such corners lie at least
+    :data:`SPLIT_GAP` card widths apart (reads of one corner lie within :data:`SAME_INDEX`);
+    each read turned otherwise (a far corner) goes to the card whose centre is nearest its
+    own. ``[group]`` when the group holds one such corner.
+
+    A six- or eight-deck shoe deals two identical cards side by side in a hand (a player's
+    first two cards alike: about one hand in 55), and the merge, which takes reads of one code
+    whose implied card centres lie within :data:`SAME_CENTRE` card widths for one card (a
+    card size misjudged moves them), made one card of the two: the camera saw one of two
+    identical cards, those of every suited four- or three-of-a-kind that holds such a pair.
+
+    >>> def read(x, y=0.0, prob=0.999, axis=1.0):  # a 7H index corner, a card 60 x 87
+    ...     f = IndexFrame(np.array([x, y]), np.array([axis, 0.0]), np.array([0.0, axis]),
+    ...                    60.0, 87.0, True)
+    ...     return _Read(CLASSES.index("7H"), prob, 1.0, f)
+    >>> [[float(r.frame.point[0]) for r in p] for p in split_twins([read(0), read(20)])]
+    [[0.0], [20.0]]
+    >>> len(split_twins([read(0), read(5)]))   # one corner read twice
+    1
+    >>> far = read(80, 87, 0.99, -1.0)   # the far index corner of the card at 20
+    >>> [[float(r.frame.point[0]) for r in p] for p in split_twins([read(0), read(20), far])]
+    [[0.0], [20.0, 80.0]]
+    """
+    best = group[0]
+    w = min(r.frame.width for r in group)
+    corners: list[list[_Read]] = []
+    others = []
+    for r in group:
+        if float(np.dot(r.frame.x_axis, best.frame.x_axis)) <= 0.8:
+            others.append(r)
+            continue
+        near = [c for c in corners
+                if min(np.linalg.norm(r.frame.point - o.frame.point) for o in c) < SAME_INDEX * w]
+        if near:  # single link: a read near two corners joins them
+            for c in near[1:]:
+                near[0].extend(c)
+                corners.remove(c)
+            near[0].append(r)
+        else:
+            corners.append([r])
+    if len(corners) < 2:
+        return [group]
+    frames = [c[0].frame for c in corners]
+    for i, a in enumerate(frames):
+        for b in frames[i + 1:]:
+            if not hand_apart(*card_steps(a, b.point - a.point)):
+                return [group]
+    centres = [_card_quad(c).mean(0) for c in corners]
+    for r in others:
+        k = int(np.argmin([np.linalg.norm(r.center - c) for c in centres]))
+        corners[k].append(r)
+    return [sorted(c, key=lambda r: -r.prob) for c in corners]
+
+
+def hand_apart(u: float, v: float) -> bool:
+    """Whether two index corners turned alike, ``u`` card widths along and ``v`` card heights
+    across apart, are those of two cards of one hand: one or two steps of
+    :data:`TWIN_STEP_U` along and :data:`TWIN_STEP_V` across, or of a row
+    (:data:`TWIN_ROW_STEP`). One corner read at two places lies nearer: along the card's
+    height, where the index's rank and suit lie, or less than a step along.
+
+    >>> hand_apart(0.3, 0.2), hand_apart(-0.3, -0.2), hand_apart(0.7, 0.45), hand_apart(0.5, 0.0)
+    (True, True, True, True)
+    >>> hand_apart(0.05, 0.15), hand_apart(0.21, 0.07), hand_apart(0.25, 0.0), hand_apart(1.0, 1.0)
+    (False, False, False, False)
+    """
+    u, v = abs(u), abs(v)
+    if any(TWIN_STEP_U[0] * k <= u <= TWIN_STEP_U[1] * k
+           and TWIN_STEP_V[0] * k <= v <= TWIN_STEP_V[1] * k for k in (1, 2)):
+        return True
+    return TWIN_ROW_STEP[0] <= u <= TWIN_ROW_STEP[1] and v < TWIN_ROW_STEP[2]
 
 
 def placement_scale(found: Outline, size: int, looks: list[np.ndarray]) -> float:

@@ -388,8 +388,19 @@ def _bilinear(quad: np.ndarray, uv: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(uv.reshape(-1, 1, 2).astype(np.float32), m).reshape(-1, 2)
 
 
-def random_deal(rng: np.random.Generator, max_seats: int = 7) -> dict[str, list[str]]:
-    """A random deal: the dealer's up card and hole card, and 1-5 cards at some seats."""
+def random_deal(rng: np.random.Generator, max_seats: int = 7,
+                identical_pairs: float = 0.0) -> dict[str, list[str]]:
+    """A random deal: the dealer's up card and hole card, and 1-5 cards at some seats.
+
+    The cards come from one deck, so no two are alike; with ``identical_pairs`` each seat's
+    hand, with that probability, has one card repeated as the next (as a six- or eight-deck
+    shoe deals now and then: a player's first two cards alike about one hand in 55). At 0 the
+    draws from ``rng`` are those made before the option existed.
+
+    >>> deal = random_deal(np.random.default_rng(3), identical_pairs=1.0)
+    >>> all(any(a == b for a, b in zip(h, h[1:])) for s, h in deal.items() if s != "dealer")
+    True
+    """
     deck = list(CARD_CODES)
     rng.shuffle(deck)
     deal: dict[str, list[str]] = {}
@@ -397,6 +408,9 @@ def random_deal(rng: np.random.Generator, max_seats: int = 7) -> dict[str, list[
     for s in sorted(seats):
         n = int(rng.choice([2, 2, 3, 3, 4, 5]))
         deal[f"seat{s}"] = [deck.pop() for _ in range(n)]
+        if identical_pairs and rng.random() < identical_pairs:
+            j = int(rng.integers(0, n - 1))
+            deal[f"seat{s}"][j + 1] = deal[f"seat{s}"][j]
     dealer = [deck.pop(), "XX"] if rng.random() < 0.7 else [deck.pop()]
     if rng.random() < 0.2:
         dealer = ["XX", deck.pop()]

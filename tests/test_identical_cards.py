@@ -1,0 +1,81 @@
+"""Two identical cards side by side (a multi-deck shoe's), both seen by the camera."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+from vision.codes import CLASSES
+from vision.evaluate import score_frame
+from vision.proposals import IndexFrame
+from vision.synth import random_deal, render_table
+
+
+def corner(code: str, x: float, y: float, prob: float = 0.999):  # noqa: ANN201
+    """A read of ``code`` at an upright index corner (x, y) of a card 60 x 87 pixels."""
+    from vision.recognize import _Read
+
+    frame = IndexFrame(np.array([x, y]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), 60.0,
+                       87.0, True)
+    return _Read(CLASSES.index(code), prob, 1.0, frame)
+
+
+def test_the_merge_keeps_identical_neighbours_of_a_hand_apart(monkeypatch) -> None:  # noqa: ANN001
+    """Two 7H index corners a hand step apart (0.3 card widths along, 0.2 heights down) are
+    two cards; the same corner read twice (0.05 widths apart), or read a little way down its
+    own index (0.15 heights: where the suit lies under the rank), is one card. Without the
+    split, the merge made one card of the two neighbours."""
+    from vision.recognize import Recognizer
+
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.99
+
+    def codes(reads: list) -> list[str]:
+        return [c["code"] for c in rec.merge(reads)["cards"]]
+
+    assert codes([corner("7H", 100, 100), corner("7H", 118, 117.4)]) == ["7H", "7H"]
+    assert codes([corner("7H", 100, 100), corner("7H", 103, 100)]) == ["7H"]
+    assert codes([corner("7H", 100, 100), corner("7H", 101, 113)]) == ["7H"]
+    assert codes([corner("7H", 100, 100), corner("KS", 118, 117.4)]) == ["7H", "KS"]
+    monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
+    assert codes([corner("7H", 100, 100), corner("7H", 118, 117.4)]) == ["7H"]
+
+
+def test_a_players_two_identical_cards_are_both_reported(monkeypatch) -> None:  # noqa: ANN001
+    """A rendered frame (procedural deck, 1280x720) whose player holds the ace of diamonds
+    twice, as the first two cards of a suited four-of-a-kind would lie: both are reported,
+    each on its own card; without the split one was."""
+    from vision.recognize import Recognizer
+
+    rng = np.random.default_rng(8)
+    deal = random_deal(rng, max_seats=3, identical_pairs=1.0)
+    assert deal["seat1"] == ["AD", "AD"]
+    img, labels = render_table(deal, rng, design="proc:1:1031", size=(1280, 720))
+    rec = Recognizer()
+    reads = rec.read(img)
+    score = score_frame({**rec.merge(reads), "elapsed_ms": 0.0}, labels)
+    reported = collections.Counter(c["code"] for c in rec.merge(reads)["cards"])
+    assert reported["AD"] == 2 and score.misread == 0 and score.false_positive == 0
+    assert score.correct == 2
+    monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
+    alone = score_frame({**rec.merge(reads), "elapsed_ms": 0.0}, labels)
+    assert alone.correct == 1
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5])
+def test_identical_pairs_leave_the_deal_as_it_was_at_zero(share: float) -> None:
+    """At 0 the deal draws what it always drew (datasets made before stay the same); at 0.5
+    some hands hold a pair of identical neighbours, none of them the dealer's."""
+    plain = random_deal(np.random.default_rng(11))
+    deal = random_deal(np.random.default_rng(11), identical_pairs=share)
+    if share == 0.0:
+        assert deal == plain
+    else:
+        deals = [random_deal(np.random.default_rng(s), identical_pairs=share) for s in range(40)]
+        pairs = [any(a == b for a, b in zip(h, h[1:], strict=False))
+                 for d in deals for s, h in d.items() if s != "dealer"]
+        assert 0.3 < sum(pairs) / len(pairs) < 0.7
+        assert not any(d["dealer"][0] == d["dealer"][-1] != "XX" and len(d["dealer"]) == 2
+                       for d in deals)
