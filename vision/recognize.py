@@ -15,7 +15,9 @@ candidates where a hand's even pitch says a covered card's corner lies
 (:func:`vision.handwalk.hand_walk`, and their copies moved onto card edges), read alike. Reads
 of the same card (its two index corners, or one corner reached twice) are merged by the card
 centre they imply; reads of one card that disagree are refused (where a chain of reads linked
-two neighbours of a hand, the group is split by code instead: :func:`split_neighbours`). A
+two neighbours of a hand, the group is split by code instead: :func:`split_neighbours`; a
+group of one code whose index corners lie a hand step apart holds identical cards of a
+multi-deck shoe, and is split by corner: :func:`split_twins`). A
 card's confidence is its best read's probability, or higher when its two opposite index
 corners were read alike (:func:`card_score`); a card below the operating threshold is
 reported as ``unreadable``, never guessed; so is every card of a frame without colour or a
@@ -95,9 +97,9 @@ GATE_CODE_MASS = 0.1
 SAME_INDEX = 0.17
 #: Two reads of the same code whose implied card centres are closer than this (card widths)
 #: are one card. Generous: the implied centres rest on the card size estimated in the frame,
-#: and a card reported twice is a card "never dealt" to the shoe cross-check, while two
-#: identical cards (multi-deck shoe) this close in one hand are rare and, merged, only leave
-#: one card unread by the camera.
+#: and a card reported twice is a card "never dealt" to the shoe cross-check. Two identical
+#: cards of a multi-deck shoe side by side in a hand are closer than this too: their group is
+#: split again by its index corners (:func:`split_twins`).
 SAME_CENTRE = 0.8
 #: Two reads of different codes from frames not turned alike whose implied card centres are
 #: closer than this (card widths) claim one card (neighbours in a hand are at least ~0.26
