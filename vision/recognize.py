@@ -555,10 +555,10 @@ def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
 
 def split_twins(group: list[_Read]) -> list[list[_Read]]:
     """A group of reads of one code (best first) split into the cards it holds: one per index
-    corner turned like the best read's, where two or more such corners lie at least
-    :data:`SPLIT_GAP` card widths apart (reads of one corner lie within :data:`SAME_INDEX`);
-    each read turned otherwise (a far corner) goes to the card whose centre is nearest its
-    own. ``[group]`` when the group holds one such corner.
+    corner turned like the best read's (reads of one corner lie within :data:`SAME_INDEX` card
+    widths), when every two such corners lie a hand step apart (:func:`hand_apart`); each read
+    turned otherwise (a far corner) goes to the card whose centre is nearest its own.
+    ``[group]`` when the group holds one such corner, or corners nearer or farther apart.
 
     A six- or eight-deck shoe deals two identical cards side by side in a hand (a player's
     first two cards alike: about one hand in 55), and the merge, which takes reads of one code
