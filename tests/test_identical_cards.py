@@ -25,8 +25,9 @@ def corner(code: str, x: float, y: float, prob: float = 0.999):  # noqa: ANN201
 def test_the_merge_keeps_identical_neighbours_of_a_hand_apart(monkeypatch) -> None:  # noqa: ANN001
     """Two 7H index corners a hand step apart (0.3 card widths along, 0.2 heights down) are
     two cards; the same corner read twice (0.05 widths apart), or read a little way down its
-    own index (0.15 heights: where the suit lies under the rank), is one card. Without the
-    split, the merge made one card of the two neighbours."""
+    own index (0.15 heights: where the suit lies under the rank), is one card; so they are when
+    the surest read is the top card's far corner. Without the split, the merge made one card
+    of the two neighbours."""
     from vision.recognize import Recognizer
 
     rec = Recognizer.__new__(Recognizer)
@@ -39,6 +40,12 @@ def test_the_merge_keeps_identical_neighbours_of_a_hand_apart(monkeypatch) -> No
     assert codes([corner("7H", 100, 100), corner("7H", 103, 100)]) == ["7H"]
     assert codes([corner("7H", 100, 100), corner("7H", 101, 113)]) == ["7H"]
     assert codes([corner("7H", 100, 100), corner("KS", 118, 117.4)]) == ["7H", "KS"]
+    # the surest read the top card's far corner (turned the other way): split all the same
+    far = corner("7H", 178, 204.4, prob=0.9999)
+    far.frame = IndexFrame(far.frame.point, -far.frame.x_axis, -far.frame.y_axis, 60.0, 87.0,
+                           True)
+    cards = rec.merge([far, corner("7H", 100, 100), corner("7H", 118, 117.4)])["cards"]
+    assert sorted(round(c["center"][0]) for c in cards) == [130, 148]
     monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
     assert codes([corner("7H", 100, 100), corner("7H", 118, 117.4)]) == ["7H"]
 

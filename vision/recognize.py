@@ -555,10 +555,10 @@ def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
 
 def split_twins(group: list[_Read]) -> list[list[_Read]]:
     """A group of reads of one code (best first) split into the cards it holds: one per index
-    corner turned like the best read's (reads of one corner lie within :data:`SAME_INDEX` card
-    widths), when every two such corners lie a hand step apart (:func:`hand_apart`); each read
-    turned otherwise (a far corner) goes to the card whose centre is nearest its own.
-    ``[group]`` when the group holds one such corner, or corners nearer or farther apart.
+    corner turned like the best read's, or else turned the other way (the best read may be a
+    card's far corner; reads of one corner lie within :data:`SAME_INDEX` card widths), when
+    every two such corners lie a hand step apart (:func:`hand_apart`); each other read goes to
+    the card whose centre is nearest its own. ``[group]`` when no such corners are found.
 
     A six- or eight-deck shoe deals two identical cards side by side in a hand (a player's
     first two cards alike: about one hand in 55), and the merge, which takes reads of one code
@@ -578,35 +578,33 @@ def split_twins(group: list[_Read]) -> list[list[_Read]]:
     >>> [[float(r.frame.point[0]) for r in p] for p in split_twins([read(0), read(20), far])]
     [[0.0], [20.0, 80.0]]
     """
-    best = group[0]
     w = min(r.frame.width for r in group)
-    corners: list[list[_Read]] = []
-    others = []
-    for r in group:
-        if float(np.dot(r.frame.x_axis, best.frame.x_axis)) <= 0.8:
-            others.append(r)
+    for axis in (group[0].frame.x_axis, -group[0].frame.x_axis):
+        corners: list[list[_Read]] = []
+        for r in group:
+            if float(np.dot(r.frame.x_axis, axis)) <= 0.8:
+                continue
+            near = [c for c in corners if min(np.linalg.norm(r.frame.point - o.frame.point)
+                                              for o in c) < SAME_INDEX * w]
+            if near:  # single link: a read near two corners joins them
+                for c in near[1:]:
+                    near[0].extend(c)
+                    corners.remove(c)
+                near[0].append(r)
+            else:
+                corners.append([r])
+        frames = [c[0].frame for c in corners]
+        if len(corners) < 2 or not all(hand_apart(*card_steps(a, b.point - a.point))
+                                       for i, a in enumerate(frames) for b in frames[i + 1:]):
             continue
-        near = [c for c in corners
-                if min(np.linalg.norm(r.frame.point - o.frame.point) for o in c) < SAME_INDEX * w]
-        if near:  # single link: a read near two corners joins them
-            for c in near[1:]:
-                near[0].extend(c)
-                corners.remove(c)
-            near[0].append(r)
-        else:
-            corners.append([r])
-    if len(corners) < 2:
-        return [group]
-    frames = [c[0].frame for c in corners]
-    for i, a in enumerate(frames):
-        for b in frames[i + 1:]:
-            if not hand_apart(*card_steps(a, b.point - a.point)):
-                return [group]
-    centres = [_card_quad(c).mean(0) for c in corners]
-    for r in others:
-        k = int(np.argmin([np.linalg.norm(r.center - c) for c in centres]))
-        corners[k].append(r)
-    return [sorted(c, key=lambda r: -r.prob) for c in corners]
+        centres = [_card_quad(c).mean(0) for c in corners]
+        taken = {id(r) for c in corners for r in c}
+        for r in group:
+            if id(r) not in taken:
+                k = int(np.argmin([np.linalg.norm(r.center - c) for c in centres]))
+                corners[k].append(r)
+        return [sorted(c, key=lambda r: -r.prob) for c in corners]
+    return [group]
 
 
 def hand_apart(u: float, v: float) -> bool:
