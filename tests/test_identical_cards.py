@@ -86,3 +86,32 @@ def test_identical_pairs_leave_the_deal_as_it_was_at_zero(share: float) -> None:
         assert 0.3 < sum(pairs) / len(pairs) < 0.7
         assert not any(d["dealer"][0] == d["dealer"][-1] != "XX" and len(d["dealer"]) == 2
                        for d in deals)
+
+
+def test_the_table_camera_sees_a_players_identical_pair_and_agrees_with_the_shoe(
+        monkeypatch) -> None:  # noqa: ANN001
+    """The table's simulated camera over a player holding the ace of diamonds twice (the shoe
+    dealt both): in three scenes the camera reports both aces at seat 1, and the cross-check
+    puts a camera read on every position the shoe dealt, with no problem; without the split
+    it read the second ace in none of them (an unread card, left to surveillance)."""
+    from controller.camera import SimulatedCamera
+    from controller.cards import ShoeComposition
+    from controller.fusion import cross_check
+    from vision.recognize import Recognizer
+
+    rec = Recognizer()
+    dealt = [{"position": 0, "spot": "seat1:1", "code": "AD"},
+             {"position": 1, "spot": "dealer:up", "code": "9H"},
+             {"position": 2, "spot": "seat1:2", "code": "AD"}]
+    layout = {"seat1": ["AD", "AD"], "dealer": ["9H", "XX"]}
+
+    def second_ace_read(seed: int) -> bool:
+        cam = SimulatedCamera(None, seed=seed, design="proc:5:8", card_px=(56.0, 62.0),
+                              recognizer=rec)
+        result = cross_check(dealt, cam.capture(layout).cards, ShoeComposition.spanish(6))
+        assert result.problems == []
+        return result.camera_by_position[2] == "AD"
+
+    assert [second_ace_read(s) for s in (0, 1, 4)] == [True, True, True]
+    monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
+    assert [second_ace_read(s) for s in (0, 1, 4)] == [False, False, False]
