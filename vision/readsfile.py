@@ -54,13 +54,11 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def reader_identity(rec, model: Path) -> dict:  # noqa: ANN001
-    """What made a set of reads: the reader's and gate's SHA-256 and the look scales."""
-    meta_path = Path(model).with_suffix(".json")
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    gate = Path(model).parent / meta["gate"] if meta.get("gate") else None
-    return {"model": Path(model).name, "model_sha256": file_sha256(model),
-            "gate_sha256": file_sha256(gate) if gate is not None else None,
+def reader_identity(rec) -> dict:  # noqa: ANN001
+    """What made a set of reads (:class:`vision.recognize.Recognizer` ``rec``): the reader's
+    and gate's SHA-256 and the look scales."""
+    return {"model": rec.model_path.name, "model_sha256": file_sha256(rec.model_path),
+            "gate_sha256": file_sha256(rec.gate_path) if rec.gate_path is not None else None,
             "look_scales": list(rec.look_scales)}
 
 

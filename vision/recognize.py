@@ -288,6 +288,9 @@ class Recognizer:
                                else meta.get("threshold", 0.9))
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
+        # the files read, named by what the reads of this recogniser came from (vision.readsfile)
+        self.model_path = model
+        self.gate_path = Path(gate) if gate is not None else None
         self.look_scales = tuple(float(v) for v in meta.get("look_scales", LOOK_SCALES))
         if (len(self.look_scales) < 3 or 1.0 not in self.look_scales
                 or list(self.look_scales) != sorted(set(self.look_scales))):

@@ -117,7 +117,7 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
     if save_reads is not None:
         from vision.recognize import Recognizer
 
-        identity = readsfile.reader_identity(Recognizer(models[0], threshold=0.5), models[0])
+        identity = readsfile.reader_identity(Recognizer(models[0], threshold=0.5))
         readsfile.save(save_reads, kept, {**identity, **{k: result[k] for k in (
             "frames", "frames_per_design", "seed")}})
     return result
@@ -139,7 +139,7 @@ def sweep_reads(model: str, paths: list[Path]) -> dict:
     from vision.recognize import Recognizer
 
     rec = Recognizer(model, threshold=0.5)
-    identity = readsfile.reader_identity(rec, Path(model))
+    identity = readsfile.reader_identity(rec)
     totals = [Score() for _ in THRESHOLDS]
     metas = []
     t0 = time.time()
