@@ -50,6 +50,29 @@ def test_the_merge_keeps_identical_neighbours_of_a_hand_apart(monkeypatch) -> No
     assert codes([corner("7H", 100, 100), corner("7H", 118, 117.4)]) == ["7H"]
 
 
+def test_identical_neighbours_are_split_whatever_the_estimated_axes(monkeypatch) -> None:  # noqa: ANN001
+    """Axes estimated off under a tilted view can put a neighbour's corner nearly straight
+    down the card (0.07 widths along, 0.36 heights down here), where no hand step lies: 0.53
+    card widths apart, they are two cards all the same (:data:`TWIN_APART`), as a row step
+    is; a corner read twice is nearer. A stray read of the code between two such cards (too
+    near the second for a card of its own) no longer keeps both in one."""
+    from vision.recognize import Recognizer
+
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.99
+
+    def codes(reads: list) -> list[str]:
+        return [c["code"] for c in rec.merge(reads)["cards"]]
+
+    down = [corner("7H", 100, 100), corner("7H", 104, 131.5)]
+    assert codes(down) == ["7H", "7H"]
+    assert codes([corner("7H", 100, 100), corner("7H", 101, 116)]) == ["7H"]   # 0.27 widths
+    stray = corner("7H", 131, 100, prob=0.95)
+    assert codes([corner("7H", 100, 100), corner("7H", 120, 100), stray]) == ["7H", "7H"]
+    monkeypatch.setattr("vision.recognize.TWIN_APART", (9.0, 9.0))
+    assert codes(down) == ["7H"]
+
+
 def test_a_players_two_identical_cards_are_both_reported(monkeypatch) -> None:  # noqa: ANN001
     """A rendered frame (procedural deck, 1280x720) whose player holds the ace of diamonds
     twice, as the first two cards of a suited four-of-a-kind would lie: both are reported,

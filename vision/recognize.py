@@ -125,6 +125,14 @@ TWIN_STEP_V = (0.1, 0.35)
 #: ... or, in a row, from 0.3 to 0.75 card widths along and under 0.06 heights across (one
 #: corner read twice lay up to 0.29 widths along).
 TWIN_ROW_STEP = (0.3, 0.75, 0.06)
+#: ... or whatever their step, when they lie at least this far apart and less than this (card
+#: widths): axes estimated off under a tilted view turn a hand step into one nearly straight
+#: down the card, where one corner read twice lies too, though nearer (on 1500 single-deck
+#: calibration frames 556 of 571 such pairs of corners lay under 0.3 widths apart; of 613 pairs
+#: of identical neighbours' corners, 540 at 0.3 or more). On the 7560 calibration frames at
+#: 0.99, false positives 128 -> 131 / 129 / 128 at 0.35 / 0.4 / 0.45; twin cards of 180
+#: training-design frames 64.1 -> 69.9 / 69.1 / 68.1 % (with the best-first choice of corners).
+TWIN_APART = (0.45, 0.8)
 #: Face-down reads closer than this (card widths) are one card.
 SAME_BACK = 0.8
 #: A candidate read as a card back with at least this probability is a face-down card. On the
@@ -559,9 +567,10 @@ def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
 def split_twins(group: list[_Read]) -> list[list[_Read]]:
     """A group of reads of one code (best first) split into the cards it holds: one per index
     corner turned like the best read's, or else turned the other way (the best read may be a
-    card's far corner; reads of one corner lie within :data:`SAME_INDEX` card widths), when
-    every two such corners lie a hand step apart (:func:`hand_apart`); each other read goes to
-    the card whose centre is nearest its own. ``[group]`` when no such corners are found.
+    card's far corner; reads of one corner lie within :data:`SAME_INDEX` card widths): the
+    best corner, and each other that lies a hand step (:func:`hand_apart`) or
+    :data:`TWIN_APART` from every corner kept before it, best first; each other read goes to
+    the card whose centre is nearest its own. ``[group]`` when no two such corners are found.
 
     A six- or eight-deck shoe deals two identical cards side by side in a hand (a player's
     first two cards alike: about one hand in 55), and the merge, which takes reads of one code
@@ -580,6 +589,9 @@ def split_twins(group: list[_Read]) -> list[list[_Read]]:
     >>> far = read(80, 87, 0.99, -1.0)   # the far index corner of the card at 20
     >>> [[float(r.frame.point[0]) for r in p] for p in split_twins([read(0), read(20), far])]
     [[0.0], [20.0, 80.0]]
+    >>> stray = read(31, 0.0, 0.95)   # too near the card at 20 for a card of its own
+    >>> [[float(r.frame.point[0]) for r in p] for p in split_twins([read(0), read(20), stray])]
+    [[0.0], [20.0, 31.0]]
     """
     w = min(r.frame.width for r in group)
     for axis in (group[0].frame.x_axis, -group[0].frame.x_axis):
@@ -596,10 +608,15 @@ def split_twins(group: list[_Read]) -> list[list[_Read]]:
                 near[0].append(r)
             else:
                 corners.append([r])
-        frames = [c[0].frame for c in corners]
-        if len(corners) < 2 or not all(hand_apart(*card_steps(a, b.point - a.point))
-                                       for i, a in enumerate(frames) for b in frames[i + 1:]):
+        # best corner first; each other one is a card of its own when it lies apart from
+        # every card kept so far (a stray corner between two cards goes to the nearer)
+        kept = corners[:1]
+        for c in corners[1:]:
+            if all(_twin_step(k[0].frame, c[0].frame, w) for k in kept):
+                kept.append(c)
+        if len(kept) < 2:
             continue
+        corners = kept
         centres = [_card_quad(c).mean(0) for c in corners]
         taken = {id(r) for c in corners for r in c}
         for r in group:
@@ -608,6 +625,13 @@ def split_twins(group: list[_Read]) -> list[list[_Read]]:
                 corners[k].append(r)
         return [sorted(c, key=lambda r: -r.prob) for c in corners]
     return [group]
+
+
+def _twin_step(a: IndexFrame, b: IndexFrame, w: float) -> bool:
+    """Whether index corners ``a`` and ``b`` (turned alike) are those of two cards: a hand step
+    apart in ``a``'s axes (:func:`hand_apart`), or :data:`TWIN_APART` card widths (``w``)."""
+    return (hand_apart(*card_steps(a, b.point - a.point))
+            or TWIN_APART[0] * w <= float(np.linalg.norm(b.point - a.point)) < TWIN_APART[1] * w)
 
 
 def hand_apart(u: float, v: float) -> bool:
