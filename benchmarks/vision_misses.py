@@ -16,8 +16,12 @@ Then recall by card width (pixels, scaled to 720p), by overlap (the top card of 
 a card with a later card over it), and, where the labels record it (``"photometric"``, frames
 rendered since 2026-11-30), by blur and JPEG quality; and the kinds above by the card's place
 in its hand (alone, first, between, last: the walk along a hand, ``vision/handwalk.py``, is
-for the cards between). Last, the misreads (a reported card on a labelled card of another
-code, matched as ``vision-eval`` does) by kind: the code of another card within
+for the cards between). Frames of a multi-deck shoe (``python -m vision.dataset ...
+--identical-pairs P``) add recall of the cards whose code the frame holds twice against the
+others, and how many pairs of identical readable cards were both reported (each report
+matched to one card as ``vision-eval`` matches them: one report between two identical
+cards is within reach of both). Last, the misreads (a reported card on a labelled card of
+another code, matched as ``vision-eval`` does) by kind: the code of another card within
 :data:`NEIGHBOUR` card widths (a right read placed on the wrong card), else the same rank in
 another suit, another rank of the same suit, or both wrong. Not a speed benchmark: see
 ``vision_bench.py``.
@@ -151,17 +155,26 @@ def main(argv: list[str] | None = None) -> int:
     by: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     by_place: dict[str, Counter] = defaultdict(Counter)
     misreads: Counter = Counter()
+    pairs = Counter()
     for image, label_file in labelled_images(args.directory):
         labels = json.loads(label_file.read_text())
         reads = rec.read(load_image(image))
         result = rec.merge(reads, thr)
         photometric = labels.get("photometric")
         misreads.update(misread_kinds(result, labels["cards"]))
+        held = Counter(c["code"] for c in labels["cards"] if c["code"] != "face_down")
+        matched = {best for (best, _), c in zip(match_reports(result["cards"], labels["cards"]),
+                                                 result["cards"], strict=True)
+                   if best is not None and labels["cards"][best]["code"] == c["code"]}
+        found: dict[str, list[bool]] = defaultdict(list)
         for k, card in enumerate(labels["cards"]):
             if card["code"] == "face_down" or not card.get("readable", True):
                 continue
             kind, best = classify_card(card, reads, result, thr)
             kinds[kind] += 1
+            found[card["code"]].append(k in matched)
+            by["identical cards"]["a code held twice" if held[card["code"]] > 1
+                                  else "the others"].append(k in matched)
             place = hand_place(labels["cards"], k)
             by_place[place][kind] += 1
             if kind == "right code below threshold":
@@ -174,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             if photometric is not None:
                 by["blur"][_bucket_blur(photometric)].append(ok)
                 by["JPEG quality"][_bucket_jpeg(photometric)].append(ok)
+        for code, oks in found.items():
+            if held[code] == 2 and len(oks) == 2:  # a pair of identical cards, both readable
+                pairs["pairs"] += 1
+                pairs["both reported"] += all(oks)
     total = sum(kinds.values())
     if not total:
         print("no readable face-up cards")
@@ -183,10 +200,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {kind:28s} {100 * kinds[kind] / total:5.1f}%  ({kinds[kind]})")
     if below:
         print(f"  (right code below threshold: median best probability {np.median(below):.3f})")
+    if "a code held twice" not in by["identical cards"]:
+        del by["identical cards"]  # a single deck's frames: nothing to compare
     for name, groups in by.items():
         cells = "  ".join(f"{g} {100 * np.mean(v):.1f}% (n={len(v)})"
                           for g, v in sorted(groups.items()))
         print(f"recall by {name}: {cells}")
+    if pairs["pairs"]:
+        print(f"identical pairs (a multi-deck shoe's): both cards reported in "
+              f"{pairs['both reported']} of {pairs['pairs']}")
     print("by place in the hand: " + " / ".join(KINDS))
     for place in ("alone", "first", "between", "last"):
         n = sum(by_place[place].values())
