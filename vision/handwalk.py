@@ -74,19 +74,33 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray) -> list[IndexFrame]:
             continue
         d = points[later] - a.point
         u, v = card_steps(a, d)
-        for k in np.flatnonzero(_is_step(u, v)):
+        for k in np.flatnonzero(is_step(u, v)):
             b = anchors[later[k]]
             walked += [(b.point + d[k], b), (a.point - d[k], a)]
-        for k in np.flatnonzero(_is_step(u / 2, v / 2)):
+        for k in np.flatnonzero(is_step(u / 2, v / 2)):
             walked.append((a.point + d[k] / 2, a))
     return _new_places(walked, frames)
 
 
-def _is_step(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+def is_step(u: np.ndarray | float, v: np.ndarray | float,
+            steps: tuple[tuple[float, float], tuple[float, float], tuple[float, float], float]
+            | None = None, row: bool = True) -> np.ndarray:
+    """Whether steps ``u`` card widths along and ``v`` card heights across (signs ignored) are
+    one hand step. ``steps``: the bounds along and across, the bounds along a row and the most
+    across it; by default the walk's (:data:`STEP_U`, :data:`STEP_V`, :data:`ROW_STEP_U`,
+    :data:`ROW_STEP_V`, read at each call). ``row=False`` leaves out the row.
+
+    >>> is_step(np.array([0.3, -0.3, 0.1, 0.5]), np.array([0.2, -0.2, 0.2, 0.0])).tolist()
+    [True, True, False, True]
+    >>> bool(is_step(0.5, 0.0, row=False))
+    False
+    """
+    step_u, step_v, row_u, row_across = steps or (STEP_U, STEP_V, ROW_STEP_U, ROW_STEP_V)
     u, v = np.abs(u), np.abs(v)
-    pitched = (u >= STEP_U[0]) & (u <= STEP_U[1]) & (v >= STEP_V[0]) & (v <= STEP_V[1])
-    in_row = (u >= ROW_STEP_U[0]) & (u <= ROW_STEP_U[1]) & (v < ROW_STEP_V)
-    return pitched | in_row
+    pitched = (u >= step_u[0]) & (u <= step_u[1]) & (v >= step_v[0]) & (v <= step_v[1])
+    if not row:
+        return pitched
+    return pitched | ((u >= row_u[0]) & (u <= row_u[1]) & (v < row_across))
 
 
 def _new_places(walked: list[tuple[np.ndarray, IndexFrame]],

@@ -53,7 +53,7 @@ from vision.frames import (
     has_colour,
     refuse_codes,
 )
-from vision.handwalk import hand_walk
+from vision.handwalk import hand_walk, is_step
 from vision.proposals import (
     IndexFrame,
     Outline,
@@ -646,11 +646,8 @@ def hand_apart(u: float, v: float) -> bool:
     >>> hand_apart(0.05, 0.15), hand_apart(0.21, 0.07), hand_apart(0.25, 0.0), hand_apart(1.0, 1.0)
     (False, False, False, False)
     """
-    u, v = abs(u), abs(v)
-    if any(TWIN_STEP_U[0] * k <= u <= TWIN_STEP_U[1] * k
-           and TWIN_STEP_V[0] * k <= v <= TWIN_STEP_V[1] * k for k in (1, 2)):
-        return True
-    return TWIN_ROW_STEP[0] <= u <= TWIN_ROW_STEP[1] and v < TWIN_ROW_STEP[2]
+    steps = (TWIN_STEP_U, TWIN_STEP_V, TWIN_ROW_STEP[:2], TWIN_ROW_STEP[2])
+    return bool(is_step(u, v, steps) or is_step(u / 2, v / 2, steps, row=False))
 
 
 def placement_scale(found: Outline, size: int, looks: list[np.ndarray]) -> float:
