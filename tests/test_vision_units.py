@@ -716,47 +716,6 @@ def test_the_scale_search_reads_a_card_whose_size_was_misjudged() -> None:
     assert plain < 0.9 and searched > 0.95 and searched - plain > 0.2, (plain, searched)
 
 
-def test_a_wide_card_is_reported_with_less_of_the_readers_confidence() -> None:
-    """With ``wide_cards`` (60 px, doubt divided by 3), a card read at 0.975 is reported at
-    0.99 when 64 px wide, and refused when 50 px wide; without it both are refused; a sure
-    read is reported either way, and the narrow card keeps its own confidence."""
-    from vision.recognize import Recognizer
-
-    rec = Recognizer.__new__(Recognizer)
-    rec.threshold = 0.99
-    wide, narrow = (_read("QH", 0.975, (100, 100), (1, 0), width=64.0),
-                    _read("QH", 0.975, (100, 100), (1, 0), width=50.0))
-    for read in (wide, narrow):  # the class defaults: every card scored alike
-        out = rec.merge([read])
-        assert out["cards"] == [] and len(out["unreadable"]) == 1
-    rec.wide_card_px, rec.wide_card_divisor = 60.0, 3.0
-    out = rec.merge([wide])
-    assert [c["code"] for c in out["cards"]] == ["QH"] and out["unreadable"] == []
-    assert out["cards"][0]["confidence"] == pytest.approx(0.9917, abs=1e-4)
-    out = rec.merge([narrow])
-    assert out["cards"] == [] and len(out["unreadable"]) == 1
-    sure = _read("QH", 0.995, (100, 100), (1, 0), width=50.0)
-    assert rec.merge([sure])["cards"][0]["confidence"] == 0.995
-    assert rec.merge([wide], threshold=0.995)["cards"] == []   # 0.9917 < 0.995
-
-
-def test_wide_cards_of_a_model_are_read_and_checked(tmp_path) -> None:
-    import json
-    import shutil
-
-    from vision.recognize import DEFAULT_MODEL, Recognizer
-
-    shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
-    meta = {"classes": list(CLASSES), "wide_cards": {"min_width_px": 60, "doubt_divisor": 3}}
-    (tmp_path / "m.json").write_text(json.dumps(meta))
-    rec = Recognizer(tmp_path / "m.onnx")
-    assert (rec.wide_card_px, rec.wide_card_divisor) == (60.0, 3.0)
-    meta["wide_cards"]["doubt_divisor"] = 0.5  # would raise a wide card's doubt
-    (tmp_path / "m.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="wide_cards"):
-        Recognizer(tmp_path / "m.onnx")
-
-
 @pytest.mark.parametrize("scales", [[0.9, 1.1], [0.9, 1.1, 1.2], [1.0, 0.9, 1.1]])
 def test_look_scales_of_a_model_are_checked(tmp_path, scales: list[float]) -> None:
     import json

@@ -284,11 +284,6 @@ class Recognizer:
     a gate the reader looks at every candidate.
     """
 
-    #: Cards at least this wide (pixels) have their doubt divided by the divisor
-    #: (:func:`wide_card_score`; the model's ``"wide_cards"``); 0: every card scored alike.
-    wide_card_px: float = 0.0
-    wide_card_divisor: float = 1.0
-
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None) -> None:
         model = Path(model)
@@ -317,14 +312,6 @@ class Recognizer:
         self.burst_frames = int(burst.get("frames", 1))
         self.burst_threshold = max(self.threshold, float(burst.get("threshold", 0.0)))
         self.burst_min_frames = int(burst.get("min_frames", 1))
-        # "wide_cards": cards at least "min_width_px" wide have their doubt divided by
-        # "doubt_divisor" (:func:`wide_card_score`); without it every card is scored alike
-        wide = meta.get("wide_cards", {})
-        self.wide_card_px = float(wide.get("min_width_px", 0.0))
-        self.wide_card_divisor = float(wide.get("doubt_divisor", 1.0))
-        if self.wide_card_px < 0 or self.wide_card_divisor < 1.0:
-            raise ValueError(f"{meta_path}: wide_cards needs min_width_px >= 0 and "
-                             f"doubt_divisor >= 1, not {wide}")
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """The reader's softmax probabilities ``(N, len(CLASSES))`` for canonical crops."""
@@ -503,13 +490,9 @@ class Recognizer:
                     groups[:0] = twins
                     continue
             score = card_score(g)
-            if score < thr and 1.0 - (1.0 - score) / self.wide_card_divisor < thr:
-                continue  # left to the refusals below, however wide the card
-            quad = _card_quad(g)
-            if self.wide_card_px:
-                score = wide_card_score(score, quad, self.wide_card_px, self.wide_card_divisor)
-            if score < thr:
+            if score < thr:  # left to the refusals below
                 continue
+            quad = _card_quad(g)
             cards.append({
                 "code": CLASSES[best.cls],
                 "confidence": round(score, 4),
@@ -747,21 +730,6 @@ def card_score(group: list[_Read]) -> float:
                     or _opposite_corners(b.frame, a.frame, measured=True)):
                 score = max(score, 1.0 - (1.0 - min(a.prob, b.prob)) ** 2)
     return score
-
-
-def wide_card_score(score: float, quad: np.ndarray, min_width: float, divisor: float) -> float:
-    """A card's confidence (``score``, :func:`card_score`) with its doubt ``1 - score`` divided
-    by ``divisor`` when the card (corners ``quad``: TL, TR, BR, BL) is at least ``min_width``
-    pixels wide: the reader's doubt on a wide card's index is mostly groundless.
-
-    >>> quad = np.array([[0.0, 0.0], [64.0, 0.0], [64.0, 90.0], [0.0, 90.0]])
-    >>> round(wide_card_score(0.97, quad, 60.0, 3.0), 4)
-    0.99
-    >>> wide_card_score(0.97, quad * 0.9, 60.0, 3.0)   # 57.6 px wide: as read
-    0.97
-    """
-    width = float(np.linalg.norm(quad[1] - quad[0]))
-    return 1.0 - (1.0 - score) / divisor if width >= min_width else score
 
 
 def _opposite_corners(fa: IndexFrame, fb: IndexFrame, measured: bool = False) -> bool:
