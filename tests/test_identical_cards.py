@@ -15,7 +15,7 @@ from vision.synth import random_deal, render_table
 
 def corner(code: str, x: float, y: float, prob: float = 0.999):  # noqa: ANN201
     """A read of ``code`` at an upright index corner (x, y) of a card 60 x 87 pixels."""
-    from vision.recognize import _Read
+    from vision.merge import _Read
 
     frame = IndexFrame(np.array([x, y]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), 60.0,
                        87.0, True)
@@ -46,7 +46,7 @@ def test_the_merge_keeps_identical_neighbours_of_a_hand_apart(monkeypatch) -> No
                            True)
     cards = rec.merge([far, corner("7H", 100, 100), corner("7H", 118, 117.4)])["cards"]
     assert sorted(round(c["center"][0]) for c in cards) == [130, 148]
-    monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
+    monkeypatch.setattr("vision.merge.TWIN_SPLIT", False)
     assert codes([corner("7H", 100, 100), corner("7H", 118, 117.4)]) == ["7H"]
 
 
@@ -69,7 +69,7 @@ def test_identical_neighbours_are_split_whatever_the_estimated_axes(monkeypatch)
     assert codes([corner("7H", 100, 100), corner("7H", 101, 116)]) == ["7H"]   # 0.27 widths
     stray = corner("7H", 131, 100, prob=0.95)
     assert codes([corner("7H", 100, 100), corner("7H", 120, 100), stray]) == ["7H", "7H"]
-    monkeypatch.setattr("vision.recognize.TWIN_APART", (9.0, 9.0))
+    monkeypatch.setattr("vision.merge.TWIN_APART", (9.0, 9.0))
     assert codes(down) == ["7H"]
 
 
@@ -89,7 +89,7 @@ def test_a_players_two_identical_cards_are_both_reported(monkeypatch) -> None:  
     reported = collections.Counter(c["code"] for c in rec.merge(reads)["cards"])
     assert reported["AD"] == 2 and score.misread == 0 and score.false_positive == 0
     assert score.correct == 2
-    monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
+    monkeypatch.setattr("vision.merge.TWIN_SPLIT", False)
     alone = score_frame({**rec.merge(reads), "elapsed_ms": 0.0}, labels)
     assert alone.correct == 1
 
@@ -136,7 +136,7 @@ def test_the_table_camera_sees_a_players_identical_pair_and_agrees_with_the_shoe
         return result.camera_by_position[2] == "AD"
 
     assert [second_ace_read(s) for s in (0, 1, 4)] == [True, True, True]
-    monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
+    monkeypatch.setattr("vision.merge.TWIN_SPLIT", False)
     assert [second_ace_read(s) for s in (0, 1, 4)] == [False, False, False]
 
 
@@ -169,5 +169,5 @@ def test_the_miss_breakdown_counts_identical_pairs(tmp_path, monkeypatch, capsys
                 re.search(r"both cards reported in (\d+) of (\d+)", out).groups())
 
     assert twin_lines() == (("100.0", "2"), ("1", "1"))
-    monkeypatch.setattr("vision.recognize.TWIN_SPLIT", False)
+    monkeypatch.setattr("vision.merge.TWIN_SPLIT", False)
     assert twin_lines() == (("50.0", "2"), ("0", "1"))

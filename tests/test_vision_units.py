@@ -173,7 +173,7 @@ def test_score_frame_prefers_the_card_of_the_same_code_nearby() -> None:
 
 def _read(code: str, prob: float, point: tuple[float, float], x_axis: tuple[float, float],
           width: float = 60.0):  # noqa: ANN202
-    from vision.recognize import _Read
+    from vision.merge import _Read
 
     x = np.array(x_axis, float)
     y = np.array([-x[1], x[0]])
@@ -182,7 +182,7 @@ def _read(code: str, prob: float, point: tuple[float, float], x_axis: tuple[floa
 
 
 def test_both_index_corners_agreeing_raise_the_card_score() -> None:
-    from vision.recognize import card_score, pair_floor
+    from vision.merge import card_score, pair_floor
 
     near = _read("QH", 0.9, (100, 100), (1, 0))
     far = _read("QH", 0.9, (160, 187), (-1, 0))  # one card diagonal away, axes reversed
@@ -210,7 +210,8 @@ def test_a_weak_back_read_is_no_face_down_card() -> None:
     """A candidate read as a card back below ``FACE_DOWN_FLOOR`` (0.9) is no face-down card
     (on labelled calibration frames most false face-down cards were such reads); a sure one
     is, and two reads of one back are one card."""
-    from vision.recognize import FACE_DOWN_FLOOR, Recognizer
+    from vision.merge import FACE_DOWN_FLOOR
+    from vision.recognize import Recognizer
 
     rec = Recognizer.__new__(Recognizer)
     rec.threshold = 0.99
@@ -227,7 +228,8 @@ def test_merge_keeps_neighbours_in_a_hand_apart_whatever_their_size_estimates() 
     each other, yet both are cards (a card has one index corner each way up)."""
     from dataclasses import replace
 
-    from vision.recognize import CLASH_CENTRE, Recognizer
+    from vision.merge import CLASH_CENTRE
+    from vision.recognize import Recognizer
 
     rec = Recognizer.__new__(Recognizer)
     rec.threshold = 0.96
@@ -247,8 +249,9 @@ def test_merge_tells_a_cards_far_corner_from_a_neighbours_under_a_tilted_view() 
     old test, by dot products with the skewed axes, put the five's far corner where the
     ten's should be and refused both); a different code at the ten's own far corner is still
     refused."""
+    from vision.merge import _Read
     from vision.proposals import IndexFrame
-    from vision.recognize import Recognizer, _Read
+    from vision.recognize import Recognizer
 
     rec = Recognizer.__new__(Recognizer)
     rec.threshold = 0.993
@@ -273,8 +276,9 @@ def test_neighbours_linked_by_a_chain_of_reads_are_split_not_refused(monkeypatch
     one card read two ways. Split by code, their cards lie 0.2 card widths apart or more: the
     ten is reported where it lies (the five's reads stay below the threshold), where before
     the split both were refused; reads of two codes at one card still are."""
+    from vision.merge import SPLIT_GAP, _group_same_card, _Read
     from vision.proposals import IndexFrame
-    from vision.recognize import SPLIT_GAP, Recognizer, _group_same_card, _Read
+    from vision.recognize import Recognizer
 
     def read(code: str, prob: float, point: tuple, x: tuple, y: tuple, w: float,
              h: float) -> _Read:
@@ -295,7 +299,7 @@ def test_neighbours_linked_by_a_chain_of_reads_are_split_not_refused(monkeypatch
     assert [c["code"] for c in out["cards"]] == ["TC"]
     assert np.linalg.norm(np.array(out["cards"][0]["center"]) - (540.5, 508.8)) < 0.6 * 38.9
     assert SPLIT_GAP == 0.2
-    monkeypatch.setattr("vision.recognize.SPLIT_GAP", 0.0)
+    monkeypatch.setattr("vision.merge.SPLIT_GAP", 0.0)
     refused = rec.merge(reads)
     assert refused["cards"] == [] and len(refused["unreadable"]) == 1
     monkeypatch.undo()
@@ -312,14 +316,8 @@ def test_the_pairwise_same_card_test_on_arrays_agrees_with_the_one_pair_test() -
     around a card's far corner, reversed or turned, under a tilted view."""
     from pathlib import Path
 
-    from vision.recognize import (
-        Recognizer,
-        _pairs_in_reach,
-        _Read,
-        _same_card,
-        _same_card_pairs,
-        load_image,
-    )
+    from vision.merge import _pairs_in_reach, _Read, _same_card, _same_card_pairs
+    from vision.recognize import Recognizer, load_image
 
     rec = Recognizer()
     samples = sorted((Path(__file__).resolve().parent.parent / "sample_images").glob("*.jpg"))
@@ -990,15 +988,15 @@ def test_the_hole_card_over_the_dealers_up_card_is_reported_face_down(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The dealer's hole card lies over the up card, its centre less than half a card width
     from the up card's: a back read there is the hole card, not the up card's own body
-    (recognize.BACK_CLEAR; at 0.5 this back was dropped)."""
-    import vision.recognize as recognize
+    (merge.BACK_CLEAR; at 0.5 this back was dropped)."""
+    import vision.merge as merge
     from vision.recognize import Recognizer
 
     img, labels = render_table({"dealer": ["QD", "XX"], "seat4": ["7C", "9H"]},
                                np.random.default_rng(2), design="paris", size=(1280, 720))
     rec = Recognizer()
     reads = rec.read(img)
-    monkeypatch.setattr(recognize, "BACK_CLEAR", 0.5)
+    monkeypatch.setattr(merge, "BACK_CLEAR", 0.5)
     assert score_frame(rec.merge(reads), labels).face_down_found == 0
     monkeypatch.undo()
     score = score_frame(rec.merge(reads), labels)

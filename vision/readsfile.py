@@ -35,7 +35,7 @@ COLUMNS = 13
 
 
 def pack(reads: list) -> np.ndarray:
-    """Reads (:class:`vision.recognize._Read`) as rows of :data:`COLUMNS` floats."""
+    """Reads (:class:`vision.merge._Read`) as rows of :data:`COLUMNS` floats."""
     return np.array([[r.cls, r.prob, r.code_mass, *r.frame.point, *r.frame.x_axis,
                       *r.frame.y_axis, r.frame.width, r.frame.height, float(r.frame.direct),
                       r.place] for r in reads], np.float64).reshape(-1, COLUMNS)
@@ -43,7 +43,7 @@ def pack(reads: list) -> np.ndarray:
 
 def unpack(rows: np.ndarray) -> list:
     """The reads that :func:`pack` made ``rows`` of."""
-    from vision.recognize import _Read
+    from vision.merge import _Read
 
     return [_Read(int(r[0]), float(r[1]), float(r[2]),
                   IndexFrame(r[3:5].copy(), r[5:7].copy(), r[7:9].copy(), float(r[9]),
