@@ -714,6 +714,34 @@ def test_the_scale_search_reads_a_card_whose_size_was_misjudged() -> None:
     assert plain < 0.9 and searched > 0.95 and searched - plain > 0.2, (plain, searched)
 
 
+def test_a_card_read_at_both_corners_with_its_size_misjudged_is_reported_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card 100 px wide read at both index corners under a size estimate of 60 px: the two
+    corners imply card centres 1.1 estimated widths apart, too far to be grouped, and the card
+    was reported twice (a card "never dealt" to the shoe); joined as one card's far corner,
+    once. Two such cards turned alike (a hand's neighbours) are not joined, nor is a card with
+    a read behind the other's corner."""
+    from vision.merge import merge_reads
+
+    near = _read("9C", 0.999, (100, 100), (1, 0))
+    far = _read("9C", 0.998, (200, 240), (-1, 0))  # the far corner, axes reversed
+    out = merge_reads([near, far], 0.99)
+    assert [c["code"] for c in out["cards"]] == ["9C"]
+    assert out["cards"][0]["confidence"] == 0.999
+    # its corners from both index corners: the card's own size, not the estimate
+    assert out["cards"][0]["corners"][0] == [100.0, 100.0]
+    assert out["cards"][0]["corners"][2] == [200.0, 240.0]
+    monkeypatch.setattr("vision.merge.FAR_CORNER_REACH", 0.0)
+    assert [c["code"] for c in merge_reads([near, far], 0.99)["cards"]] == ["9C", "9C"]
+    monkeypatch.undo()
+    behind = _read("9C", 0.998, (10, -30), (-1, 0))  # turned the other way, but behind
+    assert len(merge_reads([near, behind], 0.99)["cards"]) == 2
+    # two identical cards of a hand, each read at both corners, stay two
+    reads = [near, _read("9C", 0.997, (160, 187), (-1, 0)),
+             _read("9C", 0.999, (118, 126), (1, 0)), _read("9C", 0.996, (178, 213), (-1, 0))]
+    assert len(merge_reads(reads, 0.99)["cards"]) == 2
+
+
 @pytest.mark.parametrize("scales", [[0.9, 1.1], [0.9, 1.1, 1.2], [1.0, 0.9, 1.1]])
 def test_look_scales_of_a_model_are_checked(tmp_path, scales: list[float]) -> None:
     import json

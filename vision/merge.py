@@ -92,6 +92,12 @@ BACK_CLEAR = 0.4
 #: 7560 calibration frames, the rule picking 0.99 each time): 0.8 74.10 % of the cards with
 #: 54 misreads, 0.85 74.24 % with 56, 0.9 74.355 % with 58.
 DOUBT_FLOOR = 0.9
+#: Two cards reported with one code, turned opposite ways, are one card's two index corners
+#: (:func:`join_far_corners`) when each lies ahead of the other along both its axes by more
+#: than this share of a card's width and height, and at most this many card widths away (a
+#: card's diagonal is ~1.75 widths; 0 turns the join off).
+FAR_CORNER_AHEAD = 0.5
+FAR_CORNER_REACH = 3.2
 
 
 @dataclass
@@ -149,7 +155,8 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
     sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
                   key=lambda r: -r.prob)
     groups = _group_same_card(sure)
-    cards, unreadable = [], []
+    found: list[tuple[list[_Read], float]] = []
+    unreadable = []
     while groups:
         g = groups.pop(0)
         best = g[0]
@@ -168,9 +175,12 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
         score = card_score(g)
         if score < thr:  # left to the refusals below
             continue
+        found.append((g, score))
+    cards = []
+    for g, score in join_far_corners(found):
         quad = _card_quad(g)
         cards.append({
-            "code": CLASSES[best.cls],
+            "code": CLASSES[g[0].cls],
             "confidence": round(score, 4),
             "center": _pt(quad.mean(0)),
             "corners": [_pt(c) for c in quad],
@@ -207,6 +217,56 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
     unreadable += [d for d, _ in doubt]
     return {"cards": cards, "face_down": [{"center": _pt(b[0])} for b in backs],
             "unreadable": [{"center": _pt(u)} for u in unreadable]}
+
+
+def join_far_corners(found: list[tuple[list[_Read], float]]) -> list[tuple[list[_Read], float]]:
+    """Cards (their reads, best first, and score) with those that are another card's far
+    index corner joined to it (:func:`_far_corner_of`): the joined card keeps the reads of
+    both, best first, and the higher score.
+
+    One card read at both index corners whose size was misjudged at one of them implies two
+    card centres too far apart to be grouped (:data:`SAME_CENTRE`), and was reported twice:
+    a card "never dealt" to the shoe cross-check.
+
+    >>> def read(x, y, axis, prob=0.999):  # a 7H index corner, a card 60 x 87
+    ...     f = IndexFrame(np.array([x, y], float), np.array([axis, 0.0]),
+    ...                    np.array([0.0, axis]), 60.0, 87.0, True)
+    ...     return _Read(CLASSES.index("7H"), prob, 1.0, f)
+    >>> near, far = [read(0, 0, 1.0)], [read(100, 140, -1.0, 0.995)]  # size misjudged
+    >>> [(len(g), s) for g, s in join_far_corners([(near, 0.999), (far, 0.995)])]
+    [(2, 0.999)]
+    >>> len(join_far_corners([(near, 0.999), ([read(-100, -140, -1.0)], 0.999)]))  # behind
+    2
+    """
+    out: list[tuple[list[_Read], float]] = []
+    for g, score in found:
+        for k, (h, kept_score) in enumerate(out):
+            if (FAR_CORNER_REACH and h[0].cls == g[0].cls and _one_way(h) and _one_way(g)
+                    and _far_corner_of(h[0].frame, g[0].frame)):
+                out[k] = (sorted(h + g, key=lambda r: -r.prob), max(kept_score, score))
+                break
+        else:
+            out.append((g, score))
+    return out
+
+
+def _one_way(group: list[_Read]) -> bool:
+    """Whether all reads of a card are turned like its best (it was read at one index corner:
+    a card read at both, or two identical cards side by side, is not joined to another)."""
+    x = group[0].frame.x_axis
+    return all(float(np.dot(r.frame.x_axis, x)) > 0.8 for r in group)
+
+
+def _far_corner_of(a: IndexFrame, b: IndexFrame) -> bool:
+    """Whether index corners ``a`` and ``b``, turned opposite ways, may be one card's two: each
+    lies ahead of the other along both of its axes, more than :data:`FAR_CORNER_AHEAD` of a
+    card's size, and at most :data:`FAR_CORNER_REACH` card widths away."""
+    if float(np.dot(a.x_axis, b.x_axis)) >= -0.8:
+        return False
+    d = b.point - a.point
+    if float(np.linalg.norm(d)) > FAR_CORNER_REACH * min(a.width, b.width):
+        return False
+    return min(*card_steps(a, d), *card_steps(b, -d)) > FAR_CORNER_AHEAD
 
 
 def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
