@@ -93,10 +93,12 @@ BACK_CLEAR = 0.4
 #: 54 misreads, 0.85 74.24 % with 56, 0.9 74.355 % with 58.
 DOUBT_FLOOR = 0.9
 #: Two cards reported with one code, turned opposite ways, are one card's two index corners
-#: (:func:`join_far_corners`) when each lies ahead of the other along both its axes by more
-#: than this share of a card's width and height, and at most this many card widths away (a
-#: card's diagonal is ~1.75 widths; 0 turns the join off).
-FAR_CORNER_AHEAD = 0.5
+#: (:func:`join_far_corners`) when each lies ahead of the other by more than this many card
+#: widths along and card heights down (a card's far corner lies at 1, 1, or at 0, 1 on decks
+#: with an index in all four corners) ...
+FAR_CORNER_AHEAD = (-0.1, 0.5)
+#: ... and at most this many card widths away (a card's diagonal is ~1.75 widths; its size is
+#: what was misjudged). 0 turns the join off.
 FAR_CORNER_REACH = 3.2
 
 
@@ -259,14 +261,15 @@ def _one_way(group: list[_Read]) -> bool:
 
 def _far_corner_of(a: IndexFrame, b: IndexFrame) -> bool:
     """Whether index corners ``a`` and ``b``, turned opposite ways, may be one card's two: each
-    lies ahead of the other along both of its axes, more than :data:`FAR_CORNER_AHEAD` of a
-    card's size, and at most :data:`FAR_CORNER_REACH` card widths away."""
+    lies ahead of the other by more than :data:`FAR_CORNER_AHEAD` (card widths along, card
+    heights down), at most :data:`FAR_CORNER_REACH` card widths away."""
     if float(np.dot(a.x_axis, b.x_axis)) >= -0.8:
         return False
     d = b.point - a.point
     if float(np.linalg.norm(d)) > FAR_CORNER_REACH * min(a.width, b.width):
         return False
-    return min(*card_steps(a, d), *card_steps(b, -d)) > FAR_CORNER_AHEAD
+    (ua, va), (ub, vb) = card_steps(a, d), card_steps(b, -d)
+    return min(va, vb) > FAR_CORNER_AHEAD[1] and min(ua, ub) > FAR_CORNER_AHEAD[0]
 
 
 def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
