@@ -8,10 +8,12 @@ probability. Reads of the same card (its two index corners, or one corner reache
 grouped by the card centre they imply; reads of one card that disagree are refused (where a
 chain of reads linked two neighbours of a hand, the group is split by code instead:
 :func:`split_neighbours`; a group of one code whose index corners lie a hand step apart
-holds identical cards of a multi-deck shoe, and is split by corner: :func:`split_twins`). A
-card's confidence is its best read's probability, or higher when its two opposite index
-corners were read alike (:func:`card_score`); a card below the operating threshold is
-reported as ``unreadable``, never guessed.
+holds identical cards of a multi-deck shoe, and is split by corner: :func:`split_twins`; a
+card read at its two index corners, each on its own, and its size misjudged at one of them,
+is joined back into one card: :func:`join_far_corners`). A card's confidence is its best
+read's probability, or higher when its two opposite index corners were read alike
+(:func:`card_score`); a card below the operating threshold is reported as ``unreadable``,
+never guessed.
 """
 
 from __future__ import annotations
