@@ -731,6 +731,9 @@ def test_a_card_read_at_both_corners_with_its_size_misjudged_is_reported_once(
     # its corners from both index corners: the card's own size, not the estimate
     assert out["cards"][0]["corners"][0] == [100.0, 100.0]
     assert out["cards"][0]["corners"][2] == [200.0, 240.0]
+    weak = _read("9C", 0.95, (203, 243), (-1, 0))  # a weaker read of the far corner
+    out = merge_reads([near, far, weak], 0.99)
+    assert len(out["cards"]) == 1 and out["unreadable"] == []  # the card's own, not refused
     monkeypatch.setattr("vision.merge.FAR_CORNER_REACH", 0.0)
     assert [c["code"] for c in merge_reads([near, far], 0.99)["cards"]] == ["9C", "9C"]
     monkeypatch.undo()

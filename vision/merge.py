@@ -181,7 +181,8 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
             continue
         found.append((g, score))
     cards = []
-    for g, score in join_far_corners(found):
+    joined = join_far_corners(found)
+    for g, score in joined:
         quad = _card_quad(g)
         cards.append({
             "code": CLASSES[g[0].cls],
@@ -189,7 +190,12 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
             "center": _pt(quad.mean(0)),
             "corners": [_pt(c) for c in quad],
         })
-    card_centres = np.array([c["center"] for c in cards], np.float64).reshape(-1, 2)
+    # where cards lie, for the backs and refusals below; a joined card's parts too (reads
+    # around its misjudged centre are its own, neither a back nor a card refused)
+    centres = [c["center"] for c in cards]
+    if len(joined) < len(found):
+        centres += [_pt(_card_quad(g).mean(0)) for g, _ in found]
+    card_centres = np.array(centres, np.float64).reshape(-1, 2)
 
     def near_card(p: np.ndarray, w: float, radius: float) -> bool:
         return bool((np.linalg.norm(card_centres - p, axis=1) < radius * w).any())
