@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from vision import readsfile
+from vision.dataset import design_list
+from vision.procedural import EXTRA_TTF_FAMILIES
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
 from vision.sweep import main as sweep_main
 from vision.sweep import sweep_reads, sweep_rendered
@@ -60,3 +62,19 @@ def test_a_sweep_scored_from_its_saved_reads_is_the_sweep(tmp_path: Path) -> Non
     written = json.loads((tmp_path / "s.json").read_text())
     assert written["models"] == swept["models"] and written["from_reads"] == ["reads.npz"]
     assert np.isclose(written["models"][DEFAULT_MODEL.name][0]["threshold"], 0.5)
+
+
+def test_a_sweep_of_named_designs_renders_those_designs(tmp_path: Path) -> None:
+    """``--designs`` names the decks a rendered sweep draws (``fonts``: the typefaces the
+    committed reader never saw, needing fonts this machine may lack; here a procedural deck);
+    its saved reads name each frame's design, and scored again they give the same counts."""
+    out, reads = tmp_path / "s.json", tmp_path / "r.npz"
+    assert sweep_main(["--designs", "proc:2:1031", "--frames-per-design", "2", "--workers",
+                       "1", "--seed", "31", "--out", str(out), "--save-reads", str(reads),
+                       str(DEFAULT_MODEL)]) == 0
+    swept = json.loads(out.read_text())
+    assert swept["frames"] == 2
+    _, frames = readsfile.load(reads)
+    assert [f[1]["sweep_frame"] for f in frames] == [["proc:2:1031", 0], ["proc:2:1031", 1]]
+    assert sweep_reads(str(DEFAULT_MODEL), [reads])["models"] == swept["models"]
+    assert design_list("fonts", 31) == [f"proc:{f}:1031" for f in EXTRA_TTF_FAMILIES]

@@ -4,11 +4,12 @@
         --out sweep.json models/cards_v4.onnx other/reader.onnx
 
 Frames are of the *training* designs (:func:`vision.dataset.design_list` ``"train"``; scenes
-never trained on), 75 % at 1280x720 and 25 % at 1920x1080, each seeded by (seed, frame
-number, design) so that the set does not depend on how many processes render it. Every frame
-is read once per model (at threshold 0.5) and scored at each threshold of
-:data:`vision.calibrate.THRESHOLDS`; the summed counts (and, from 0.95 up, every misread with
-its frame: ``"design#k truth->read"``) go to ``--out``, which
+never trained on), or of the designs ``--designs`` names (``fonts``: decks of index typefaces
+the committed reader never saw, :data:`vision.dataset.UNSEEN_FONTS`), 75 % at 1280x720 and
+25 % at 1920x1080, each seeded by (seed, frame number, design) so that the set does not depend
+on how many processes render it. Every frame is read once per model (at threshold 0.5) and
+scored at each threshold of :data:`vision.calibrate.THRESHOLDS`; the summed counts (and, from
+0.95 up, every misread with its frame: ``"design#k truth->read"``) go to ``--out``, which
 ``vision.calibrate --sweep`` adds to its own frames when it picks the operating threshold.
 Each model's ``.json`` (its gate) is read as by :class:`vision.recognize.Recognizer`.
 
@@ -165,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames-per-design", type=int, default=20)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--designs", default="train",
+                    help="train, fonts, or design names separated by commas "
+                         "(vision.dataset.design_list)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--save-reads", type=Path, default=None,
                     help="keep every frame's reads in this file (one model)")
@@ -178,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = (sweep_reads(args.models[0], args.from_reads) if args.from_reads else
                   sweep_rendered(args.models, args.frames_per_design, args.seed, args.workers,
+                                 design_list(args.designs, args.seed),
                                  save_reads=args.save_reads))
     except ValueError as e:
         ap.error(str(e))
