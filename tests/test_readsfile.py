@@ -78,3 +78,50 @@ def test_a_sweep_of_named_designs_renders_those_designs(tmp_path: Path) -> None:
     assert [f[1]["sweep_frame"] for f in frames] == [["proc:2:1031", 0], ["proc:2:1031", 1]]
     assert sweep_reads(str(DEFAULT_MODEL), [reads])["models"] == swept["models"]
     assert design_list("fonts", 31) == [f"proc:{f}:1031" for f in EXTRA_TTF_FAMILIES]
+
+
+def _sweep_file(path: Path, misreads: dict[float, int], seed: int) -> Path:
+    """A vision.sweep result for the bundled reader: 4000 reports at every threshold, these
+    misreads (none where not named)."""
+    from vision.calibrate import THRESHOLDS
+
+    keys = ("readable_cards", "correct", "reported")
+    rows = [{"threshold": t, "frames": 400, **dict.fromkeys(keys, 4000),
+             "misread": misreads.get(t, 0), "false_positives": 0, "face_down": 0,
+             "face_down_found": 0, "face_down_false": 0, "unreadable_reports": 0}
+            for t in THRESHOLDS]
+    path.write_text(json.dumps({"frames": 400, "frames_per_design": 10, "seed": seed,
+                                "models": {DEFAULT_MODEL.name: rows}}))
+    return path
+
+
+def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: Path) -> None:
+    """vision.calibrate with --unseen-sweep: the operating threshold is the higher of the
+    picks on the training designs' frames and sweeps and on the unseen designs' sweeps; the
+    first is kept as "seen_threshold" (an enrolled reader's floor); without a crop file the
+    crop level and the burst entry of the model's .json are kept; and it says when neither
+    crops nor a .json are there."""
+    from vision.calibrate import main as calibrate_main
+
+    model = tmp_path / DEFAULT_MODEL.name
+    model.write_bytes(DEFAULT_MODEL.read_bytes())
+    gate = tmp_path / "gate_v2.onnx"
+    gate.write_bytes((DEFAULT_MODEL.parent / "gate_v2.onnx").read_bytes())
+    with pytest.raises(SystemExit):  # no crops, no .json to keep a crop level from
+        calibrate_main([str(model), "--gate", str(gate), "--frames", str(SAMPLES)])
+    old = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    model.with_suffix(".json").write_text(json.dumps(old))
+    # seen: 9 misreads in 4000 up to 0.95; unseen: 6 in 4000 up to 0.997
+    seen = _sweep_file(tmp_path / "seen.json", {0.9: 9, 0.93: 9, 0.95: 9}, 31)
+    unseen_misreads = {t: 6 for t in (0.9, 0.95, 0.99, 0.993, 0.995, 0.997)}
+    unseen = [_sweep_file(tmp_path / f"u{s}.json", unseen_misreads, s) for s in (53, 59)]
+    assert calibrate_main([str(model), "--gate", str(gate), "--frames", str(SAMPLES),
+                           "--sweep", str(seen), "--unseen-sweep", *map(str, unseen),
+                           "--bound"]) == 0
+    meta = json.loads(model.with_suffix(".json").read_text())
+    assert meta["threshold"] == 0.998 and meta["unseen_calibration"]["threshold"] == 0.998
+    assert meta["seen_threshold"] == meta["frame_calibration"]["threshold"] <= 0.96
+    assert meta["unseen_calibration"]["reported"] == 8000
+    assert [s["seed"] for s in meta["rendered_unseen_sweeps"]] == [53, 59]
+    assert meta["crop_calibration"] == old["crop_calibration"] and meta["burst"] == old["burst"]
+    assert Recognizer(model).threshold == 0.998
