@@ -116,7 +116,9 @@ def test_the_table_camera_sees_a_players_identical_pair_and_agrees_with_the_shoe
     """The table's simulated camera over a player holding the ace of diamonds twice (the shoe
     dealt both): in three scenes the camera reports both aces at seat 1, and the cross-check
     puts a camera read on every position the shoe dealt, with no problem; without the split
-    it read the second ace in none of them (an unread card, left to surveillance)."""
+    it read the second ace in none of them (an unread card, left to surveillance). (At the
+    operating threshold 0.998, since 2026-12-01, the second ace reads in scenes 1, 4, 5, 8
+    and 9 of 0-9 and in none without the split; the scenes were 0, 1 and 4 at 0.99.)"""
     from controller.camera import SimulatedCamera
     from controller.cards import ShoeComposition
     from controller.fusion import cross_check
@@ -135,9 +137,9 @@ def test_the_table_camera_sees_a_players_identical_pair_and_agrees_with_the_shoe
         assert result.problems == []
         return result.camera_by_position[2] == "AD"
 
-    assert [second_ace_read(s) for s in (0, 1, 4)] == [True, True, True]
+    assert [second_ace_read(s) for s in (1, 4, 5)] == [True, True, True]
     monkeypatch.setattr("vision.merge.TWIN_SPLIT", False)
-    assert [second_ace_read(s) for s in (0, 1, 4)] == [False, False, False]
+    assert [second_ace_read(s) for s in (1, 4, 5)] == [False, False, False]
 
 
 def test_the_miss_breakdown_counts_identical_pairs(tmp_path, monkeypatch, capsys) -> None:  # noqa: ANN001

@@ -30,7 +30,9 @@ def sample_scores(recognizer: Recognizer) -> list[tuple[dict, dict]]:
 
 def test_samples_are_read_without_misreads(sample_scores: list[tuple[dict, dict]]) -> None:
     """No reported card is wrong or phantom (matching as in vision.evaluate), and the recall
-    does not fall below 50 % (a regression guard: 56.25 % on the set as the documented command
+    does not fall below 45 % (a regression guard: 51.25 % at the operating threshold 0.998 of
+    the eighteenth session, held to the misread rule on designs the reader never saw; before,
+    at 0.99, 50 %: 56.25 % on the set as the documented command
     makes it since the renderer draws hands tighter (made again in the twelfth session; 55.0 %
     before the hand walk's row step);
     on the set made before: 63.75 % measured with the int8
@@ -46,7 +48,7 @@ def test_samples_are_read_without_misreads(sample_scores: list[tuple[dict, dict]
     assert total.misread == 0, total.confusions
     assert total.false_positive == 0
     assert total.readable > 40
-    assert total.recall >= 0.50, total.summary()
+    assert total.recall >= 0.45, total.summary()
 
 
 def test_the_documented_command_remakes_the_sample_images(tmp_path: Path) -> None:
