@@ -1033,3 +1033,22 @@ def test_the_hole_card_over_the_dealers_up_card_is_reported_face_down(
     score = score_frame(rec.merge(reads), labels)
     assert (score.face_down_found, score.face_down_false) == (1, 0)
     assert score.misread == 0 and score.false_positive == 0
+
+
+def test_few_cards_for_the_mirror_check_are_counted_at_the_seen_threshold() -> None:
+    """Three cards read at 0.995, far apart: none reported at 0.998, three at 0.99. The
+    mirror check (12-14 ms) is for frames reading two cards or fewer, a count chosen at the
+    threshold for the training designs: such a frame is not checked; with that threshold
+    equal to the operating one (no ``seen_threshold``), it is."""
+    from vision.recognize import Recognizer
+
+    reads = [_read(code, 0.995, (100 + 300 * k, 100), (1, 0))
+             for k, code in enumerate(("QH", "7C", "2D"))]
+    rec = Recognizer(threshold=0.998)
+    rec.seen_threshold = 0.99
+    result = rec.merge(reads)
+    assert result["cards"] == [] and len(rec.merge(reads, 0.99)["cards"]) == 3
+    assert not rec.few_cards(reads, result)
+    rec.seen_threshold = 0.998
+    assert rec.few_cards(reads, result)
+    assert not rec.few_cards(reads, rec.merge(reads, 0.99))  # three reported
