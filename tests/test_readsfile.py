@@ -100,7 +100,7 @@ def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: 
     picks on the training designs' frames and sweeps and on the unseen designs' sweeps; the
     first is kept as "seen_threshold" (an enrolled reader's floor); without a crop file the
     crop level and the burst entry of the model's .json are kept; and it says when neither
-    crops nor a .json are there."""
+    crops nor a .json are there, or neither crops nor frames."""
     from vision.calibrate import main as calibrate_main
 
     model = tmp_path / DEFAULT_MODEL.name
@@ -111,6 +111,8 @@ def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: 
         calibrate_main([str(model), "--gate", str(gate), "--frames", str(SAMPLES)])
     old = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     model.with_suffix(".json").write_text(json.dumps(old))
+    with pytest.raises(SystemExit):  # neither crops nor frames: nothing to calibrate on
+        calibrate_main([str(model), "--gate", str(gate)])
     # seen: 9 misreads in 4000 up to 0.95; unseen: 6 in 4000 up to 0.997
     seen = _sweep_file(tmp_path / "seen.json", {0.9: 9, 0.93: 9, 0.95: 9}, 31)
     unseen_misreads = {t: 6 for t in (0.9, 0.95, 0.99, 0.993, 0.995, 0.997)}

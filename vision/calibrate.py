@@ -225,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.gate is not None and args.gate.resolve().parent != args.model.resolve().parent:
         ap.error("--gate must lie in the same directory as the model")
+    if args.data is None and not args.frames:
+        ap.error("nothing to calibrate on: give calibration crops, --frames, or both")
     if args.unseen_sweep and not args.frames:
         ap.error("--unseen-sweep needs --frames")
     meta_path = args.model.with_suffix(".json")
