@@ -254,25 +254,25 @@ def main(argv: list[str] | None = None) -> int:
             extra, made = _summed_sweeps(args.sweep, args.model)
             rows = add_sweeps(rows, extra)
             meta["rendered_sweeps"] = made
-        pick = pick_threshold(rows, args.max_error, args.max_fp, args.bound)
-        meta.update(threshold=pick["threshold"], frame_calibration=pick,
+        rule = (args.max_error, args.max_fp, args.bound)
+        if args.unseen_sweep:
+            unseen, made = _summed_sweeps(args.unseen_sweep, args.model)
+            threshold, pick, unseen_pick = pick_seen_and_unseen(rows, unseen, *rule)
+            # "seen_threshold": the rule on the training designs alone, the floor of a house
+            # deck's enrolled reader (vision.enroll), which has seen its deck
+            meta.update(seen_threshold=pick["threshold"], unseen_calibration=unseen_pick,
+                        unseen_sweep=unseen, rendered_unseen_sweeps=made)
+        else:
+            pick = pick_threshold(rows, *rule)
+            threshold = pick["threshold"]
+        meta.update(threshold=threshold, frame_calibration=pick,
                     frame_sweep=rows, calibration_frames=[str(f) for f in args.frames],
                     rule={"max_error": args.max_error, "max_fp": args.max_fp,
                           "bound": args.bound})
-        if args.unseen_sweep:
-            unseen, made = _summed_sweeps(args.unseen_sweep, args.model)
-            threshold, _, unseen_pick = pick_seen_and_unseen(
-                rows, unseen, args.max_error, args.max_fp, args.bound)
-            # "seen_threshold": the rule on the training designs alone, the floor of a house
-            # deck's enrolled reader (vision.enroll), which has seen its deck
-            meta.update(threshold=threshold, seen_threshold=pick["threshold"],
-                        unseen_calibration=unseen_pick, unseen_sweep=unseen,
-                        rendered_unseen_sweeps=made)
         for r in rows:
             print(json.dumps(r))
-    for k in ("burst",):  # chosen apart (benchmarks/burst_eval.py): kept
-        if k in old:
-            meta[k] = old[k]
+    if "burst" in old:  # chosen apart (benchmarks/burst_eval.py): kept
+        meta["burst"] = old["burst"]
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     print("threshold", meta["threshold"])
     return 0
