@@ -10,7 +10,7 @@ import pytest
 
 from vision import readsfile
 from vision.dataset import design_list
-from vision.procedural import EXTRA_TTF_FAMILIES
+from vision.procedural import EXTRA_TTF_FAMILIES, HELD_OUT_EXTRA_FAMILIES
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
 from vision.sweep import main as sweep_main
 from vision.sweep import sweep_reads, sweep_rendered
@@ -64,6 +64,28 @@ def test_a_sweep_scored_from_its_saved_reads_is_the_sweep(tmp_path: Path) -> Non
     assert np.isclose(written["models"][DEFAULT_MODEL.name][0]["threshold"], 0.5)
 
 
+def test_saved_reads_scored_for_some_designs_are_the_sweep_of_those_designs(
+        tmp_path: Path) -> None:
+    """``--designs`` with ``--from-reads`` keeps the frames of the designs named (expanded
+    with the file's seed): the counts are those of a sweep rendered with that design alone (a
+    frame depends on its design and number, not on the list), and a spec matching no frame
+    is refused rather than scored as an empty sweep."""
+    path = tmp_path / "reads.npz"
+    sweep_rendered([str(DEFAULT_MODEL)], 2, 31, 1, designs=["proc:0:1031", "proc:1:1031"],
+                   save_reads=path)
+    alone = sweep_rendered([str(DEFAULT_MODEL)], 2, 31, 1, designs=["proc:1:1031"])
+    kept = sweep_reads(str(DEFAULT_MODEL), [path], designs="proc:1:1031")
+    assert kept["frames"] == 2 and kept["designs"] == "proc:1:1031"
+    assert kept["models"] == alone["models"]
+    everything = sweep_reads(str(DEFAULT_MODEL), [path])
+    assert everything["frames"] == 4 and everything["models"] != kept["models"]
+    with pytest.raises(ValueError, match="no frame"):
+        sweep_reads(str(DEFAULT_MODEL), [path], designs="fonts-held-out")
+    assert sweep_main(["--from-reads", str(path), "--designs", "proc:1:1031", "--out",
+                       str(tmp_path / "s.json"), str(DEFAULT_MODEL)]) == 0
+    assert json.loads((tmp_path / "s.json").read_text())["models"] == alone["models"]
+
+
 def test_a_sweep_of_named_designs_renders_those_designs(tmp_path: Path) -> None:
     """``--designs`` names the decks a rendered sweep draws (``fonts``: the typefaces the
     committed reader never saw, needing fonts this machine may lack; here a procedural deck);
@@ -78,6 +100,9 @@ def test_a_sweep_of_named_designs_renders_those_designs(tmp_path: Path) -> None:
     assert [f[1]["sweep_frame"] for f in frames] == [["proc:2:1031", 0], ["proc:2:1031", 1]]
     assert sweep_reads(str(DEFAULT_MODEL), [reads])["models"] == swept["models"]
     assert design_list("fonts", 31) == [f"proc:{f}:1031" for f in EXTRA_TTF_FAMILIES]
+    held_out = design_list("fonts-held-out", 31)
+    assert held_out == [f"proc:{f}:1031" for f in HELD_OUT_EXTRA_FAMILIES]
+    assert set(held_out) < set(design_list("fonts", 31)) and len(held_out) == 18
 
 
 def _sweep_file(path: Path, misreads: dict[float, int], seed: int) -> Path:

@@ -800,6 +800,47 @@ def test_extra_index_fonts_are_drawn_only_when_asked_for() -> None:
     assert not set(TTF_FAMILIES) & set(EXTRA_TTF_FAMILIES)
 
 
+def test_held_out_index_fonts_are_never_drawn_when_held_out() -> None:
+    """``hold_out_fonts`` (nineteenth session) draws the extra typefaces without the held-out
+    families, all of the others, and nothing else changes: the held-out typefaces are whole
+    type families apart from those drawn, and asking for them without ``--extra-fonts`` is
+    refused."""
+    import argparse
+
+    from vision.procedural import (
+        EXTRA_TTF_FAMILIES,
+        EXTRA_TTF_FIRST,
+        EXTRA_TTF_FONTS,
+        HELD_IN_EXTRA_FAMILIES,
+        HELD_OUT_EXTRA_FAMILIES,
+        HELD_OUT_EXTRA_FONTS,
+    )
+    from vision.train import DesignMix, add_design_arguments, training_designs
+
+    rng = np.random.default_rng(5)
+    drawn = {int(d.split(":")[1]) for d in (training_designs(
+        rng, 0.8, extra_fonts=True, hold_out_fonts=True) for _ in range(6000))
+        if d.startswith("proc:")}
+    assert not drawn & set(HELD_OUT_EXTRA_FAMILIES)
+    assert set(HELD_IN_EXTRA_FAMILIES) <= drawn
+    assert sorted((*HELD_IN_EXTRA_FAMILIES, *HELD_OUT_EXTRA_FAMILIES)) == list(EXTRA_TTF_FAMILIES)
+
+    def family(font: str) -> str:  # "NimbusSansNarrow-Bold.otf" -> "nimbussans"
+        name = font.split("-")[0].lower()
+        for stem in ("nimbussans", "roboto", "notoserif", "notosans", "opensans"):
+            name = stem if name.startswith(stem) else name
+        return name
+
+    kept_in = {family(EXTRA_TTF_FONTS[f - EXTRA_TTF_FIRST]) for f in HELD_IN_EXTRA_FAMILIES}
+    assert not kept_in & {family(f) for f in HELD_OUT_EXTRA_FONTS}
+    ap = argparse.ArgumentParser()
+    add_design_arguments(ap)
+    mix = DesignMix.from_args(ap.parse_args(["--extra-fonts", "--hold-out-fonts"]))
+    assert mix.hold_out_fonts and mix.extra_fonts
+    with pytest.raises(SystemExit):
+        DesignMix.from_args(ap.parse_args(["--hold-out-fonts"]))
+
+
 def test_proposals_find_cards_under_a_coloured_light(monkeypatch) -> None:
     """White cards under a magenta cast (camera white balance off by 20-25 % per channel) are
     beyond the card mask's chroma limit from neutral; measured from the frame's white point

@@ -21,7 +21,12 @@ import cv2
 import numpy as np
 
 from vision.designs import TRAIN_AISLERIOT, VAL_AISLERIOT
-from vision.procedural import EXTRA_TTF_FAMILIES, TRAIN_FAMILIES, VAL_FAMILIES
+from vision.procedural import (
+    EXTRA_TTF_FAMILIES,
+    HELD_OUT_EXTRA_FAMILIES,
+    TRAIN_FAMILIES,
+    VAL_FAMILIES,
+)
 from vision.synth import random_deal, render_burst
 
 #: ``fonts``: one procedural deck per typeface of :data:`vision.procedural.EXTRA_TTF_FONTS`.
@@ -31,18 +36,28 @@ from vision.synth import random_deal, render_burst
 #: index typeface is new (the suit symbols and the card layout are the procedural decks' of
 #: training), and a reader trained with ``--extra-fonts`` has seen them.
 UNSEEN_FONTS = "fonts"
+#: ``fonts-held-out``: the decks of :data:`UNSEEN_FONTS` whose typefaces data made with
+#: ``--hold-out-fonts`` leave out (:data:`vision.procedural.HELD_OUT_EXTRA_FONTS`): unseen by
+#: ``cards_v4`` and by a reader trained on the other extra typefaces alike, so the two may be
+#: compared on them (nineteenth session). Same names, so the same frames, as in ``fonts``.
+HELD_OUT_FONTS = "fonts-held-out"
 
 
 def design_list(spec: str, seed: int) -> list[str]:
-    """Expand ``val`` / ``train`` / ``fonts`` / a comma list into design names.
+    """Expand ``val`` / ``train`` / ``fonts`` / ``fonts-held-out`` / a comma list into design
+    names.
 
     >>> design_list("fonts", 31)[:2]
     ['proc:200:1031', 'proc:201:1031']
+    >>> design_list("fonts-held-out", 31)[:4]
+    ['proc:200:1031', 'proc:201:1031', 'proc:202:1031', 'proc:212:1031']
     >>> design_list("proc:5:3,plastic", 0)
     ['proc:5:3', 'plastic']
     """
     if spec == UNSEEN_FONTS:
         return [f"proc:{f}:{1000 + seed}" for f in EXTRA_TTF_FAMILIES]
+    if spec == HELD_OUT_FONTS:
+        return [f"proc:{f}:{1000 + seed}" for f in HELD_OUT_EXTRA_FAMILIES]
     if spec == "val":
         return [*VAL_AISLERIOT, *(f"proc:{f}:{1000 + seed}" for f in VAL_FAMILIES)]
     if spec == "train":

@@ -20,6 +20,10 @@ as it is now, without rendering or reading a frame, into the same ``--out``:
     python -m vision.sweep --frames-per-design 160 --seed 31 --workers 2 \
         --out sweep31.json --save-reads reads31.npz models/cards_v4.onnx
     python -m vision.sweep --from-reads reads31.npz --out sweep31.json models/cards_v4.onnx
+
+With ``--from-reads``, ``--designs`` keeps the frames of those designs only (each file's own
+seed expands it): ``--designs fonts-held-out`` scores a ``fonts`` sweep's reads on the
+typefaces a reader trained with ``--hold-out-fonts`` never saw.
 """
 
 from __future__ import annotations
@@ -134,26 +138,35 @@ def _rows(totals: list[Score]) -> list[dict]:
             for t, s in zip(THRESHOLDS, totals, strict=True)]
 
 
-def sweep_reads(model: str, paths: list[Path]) -> dict:
+def sweep_reads(model: str, paths: list[Path], designs: str | None = None) -> dict:
     """The sweep that :func:`sweep_rendered` would give, from the reads it saved
-    (``paths``, summed), scored with the merge as it is now (:mod:`vision.readsfile`)."""
+    (``paths``, summed), scored with the merge as it is now (:mod:`vision.readsfile`); with
+    ``designs`` (a :func:`vision.dataset.design_list` spec, expanded with each file's seed)
+    only the frames of those designs, counted in ``"frames"``."""
     from vision.recognize import Recognizer
 
     rec = Recognizer(model, threshold=0.5)
     identity = readsfile.reader_identity(rec)
     totals = [Score() for _ in THRESHOLDS]
     metas = []
+    kept = 0
     t0 = time.time()
     for path in paths:
         meta, frames = readsfile.load(path)
         readsfile.check_identity(meta, identity, path)
         metas.append(meta)
+        wanted = None if designs is None else set(design_list(designs, int(meta["seed"])))
         for packed, labels in frames:
             design, k = labels.get("sweep_frame", ["?", -1])
+            if wanted is not None and design not in wanted:
+                continue
+            kept += 1
             scores = threshold_scores(rec, readsfile.unpack(packed), labels)
             for total, s in zip(totals, name_misreads(scores, design, k), strict=True):
                 total.add(s)
-    return {"frames": sum(m["frames"] for m in metas),
+    if wanted is not None and not kept:
+        raise ValueError(f"no frame of the designs {designs!r} in these reads")
+    return {"frames": kept, **({"designs": designs} if designs is not None else {}),
             "frames_per_design": metas[0]["frames_per_design"] if len(metas) == 1 else None,
             "seed": metas[0]["seed"] if len(metas) == 1 else [m["seed"] for m in metas],
             "seconds": round(time.time() - t0, 1), "from_reads": [Path(p).name for p in paths],
@@ -166,9 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames-per-design", type=int, default=20)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--designs", default="train",
-                    help="train, fonts, or design names separated by commas "
-                         "(vision.dataset.design_list)")
+    ap.add_argument("--designs", default=None,
+                    help="train (the default), fonts, fonts-held-out, val, or design names "
+                         "separated by commas (vision.dataset.design_list); with --from-reads "
+                         "the frames of those designs only")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--save-reads", type=Path, default=None,
                     help="keep every frame's reads in this file (one model)")
@@ -180,9 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.save_reads and len(args.models) != 1:
         ap.error("--save-reads takes one model")
     try:
-        result = (sweep_reads(args.models[0], args.from_reads) if args.from_reads else
+        result = (sweep_reads(args.models[0], args.from_reads, args.designs)
+                  if args.from_reads else
                   sweep_rendered(args.models, args.frames_per_design, args.seed, args.workers,
-                                 design_list(args.designs, args.seed),
+                                 design_list(args.designs or "train", args.seed),
                                  save_reads=args.save_reads))
     except ValueError as e:
         ap.error(str(e))
