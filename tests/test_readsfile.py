@@ -135,6 +135,8 @@ def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: 
     with pytest.raises(SystemExit):  # no crops, no .json to keep a crop level from
         calibrate_main([str(model), "--gate", str(gate), "--frames", str(SAMPLES)])
     old = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    # a burst entry to be kept (cards_v5's .json has none yet; cards_v4's was this one)
+    old["burst"] = {"frames": 3, "min_frames": 2, "threshold": 0.993}
     model.with_suffix(".json").write_text(json.dumps(old))
     with pytest.raises(SystemExit):  # neither crops nor frames: nothing to calibrate on
         calibrate_main([str(model), "--gate", str(gate)])

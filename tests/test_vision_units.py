@@ -1011,14 +1011,17 @@ def test_a_card_read_at_one_corner_is_placed_at_the_reads_placement_scale() -> N
 def test_covered_cards_of_a_hand_are_found_by_walking_the_hand(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A five-card hand, each card pitched over the one before (a clean render): the index
-    corners of the first and third cards lie on the cards below them, make no outline corner
-    and get no candidate from the proposals; walked one hand step from their read neighbours
-    (vision.handwalk) they are read, and nothing is misread."""
+    corners of the covered cards lie on the cards below them and make no outline corner, and
+    two of them are not read from the proposals' candidates; walked one hand step from their
+    read neighbours (vision.handwalk) they are read, and nothing is misread. (The scene is
+    one where that happens with the bundled reader: seed 113 for ``cards_v4``, the first,
+    KH and 9D; seed 108 for ``cards_v5``, the first of 100-159 with two cards more, KH and
+    2C.)"""
     import vision.recognize as recognize
     from vision.recognize import Recognizer
 
     img, labels = render_table({"seat3": ["KH", "5S", "9D", "2C", "7H"], "dealer": ["QD", "XX"]},
-                               np.random.default_rng(113), design="proc:1:7",
+                               np.random.default_rng(108), design="proc:1:7",
                                size=(1280, 720), clean=True)
     rec = Recognizer()
     monkeypatch.setattr(recognize, "HAND_WALK", False)
@@ -1026,8 +1029,8 @@ def test_covered_cards_of_a_hand_are_found_by_walking_the_hand(
     monkeypatch.setattr(recognize, "HAND_WALK", True)
     result = rec.recognize(img)
     after = {c["code"] for c in result["cards"]}
-    assert not before & {"KH", "9D"}, before
-    assert {"KH", "9D"} <= after and before <= after, (before, after)
+    assert not before & {"KH", "2C"}, before
+    assert {"KH", "2C"} <= after and before <= after, (before, after)
     assert score_frame(result, labels).misread == 0
 
 
@@ -1060,12 +1063,13 @@ def test_the_hole_card_over_the_dealers_up_card_is_reported_face_down(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The dealer's hole card lies over the up card, its centre less than half a card width
     from the up card's: a back read there is the hole card, not the up card's own body
-    (merge.BACK_CLEAR; at 0.5 this back was dropped)."""
+    (merge.BACK_CLEAR; at 0.5 this back was dropped). The scene is one where that happens
+    with the bundled reader (seed 2 for cards_v4, 39 for cards_v5: the first of 0-39)."""
     import vision.merge as merge
     from vision.recognize import Recognizer
 
     img, labels = render_table({"dealer": ["QD", "XX"], "seat4": ["7C", "9H"]},
-                               np.random.default_rng(2), design="paris", size=(1280, 720))
+                               np.random.default_rng(39), design="paris", size=(1280, 720))
     rec = Recognizer()
     reads = rec.read(img)
     monkeypatch.setattr(merge, "BACK_CLEAR", 0.5)

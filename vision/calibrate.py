@@ -216,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
                          "added to those of --frames")
     ap.add_argument("--unseen-sweep", type=Path, nargs="*", default=[],
                     help="vision.sweep results of designs the reader never saw (vision.sweep "
-                         "--designs fonts): the rule must hold on them too, apart")
+                         "--designs fonts for cards_v4, fonts-held-out for a reader trained "
+                         "with --hold-out-fonts, as cards_v5): the rule must hold on them too, "
+                         "apart")
     ap.add_argument("--bound", action="store_true",
                     help="hold the 95 %% upper confidence bound of the misread rate, not the "
                          "observed rate, to --max-error")

@@ -34,7 +34,8 @@ from vision.synth import random_deal, render_burst
 #: session), so these decks are designs they never saw, like the validation designs, yet not
 #: the validation designs: a threshold or a pipeline setting may be chosen on them. Only the
 #: index typeface is new (the suit symbols and the card layout are the procedural decks' of
-#: training), and a reader trained with ``--extra-fonts`` has seen them.
+#: training), and a reader trained with ``--extra-fonts`` has seen them: ``cards_v5`` saw 21
+#: of them, so only :data:`HELD_OUT_FONTS` are unseen designs for it.
 UNSEEN_FONTS = "fonts"
 #: ``fonts-held-out``: the decks of :data:`UNSEEN_FONTS` whose typefaces data made with
 #: ``--hold-out-fonts`` leave out (:data:`vision.procedural.HELD_OUT_EXTRA_FONTS`): unseen by

@@ -1,7 +1,7 @@
 """Threshold sweep of one or more readers on fresh calibration frames, rendered in parallel.
 
     python -m vision.sweep --frames-per-design 100 --seed 31 --workers 16 \\
-        --out sweep.json models/cards_v4.onnx other/reader.onnx
+        --out sweep.json models/cards_v5.onnx other/reader.onnx
 
 Frames are of the *training* designs (:func:`vision.dataset.design_list` ``"train"``; scenes
 never trained on), or of the designs ``--designs`` names (``fonts``: decks of index typefaces
@@ -18,8 +18,8 @@ With ``--save-reads F`` (one model) every frame's reads and labels are kept in `
 as it is now, without rendering or reading a frame, into the same ``--out``:
 
     python -m vision.sweep --frames-per-design 160 --seed 31 --workers 2 \
-        --out sweep31.json --save-reads reads31.npz models/cards_v4.onnx
-    python -m vision.sweep --from-reads reads31.npz --out sweep31.json models/cards_v4.onnx
+        --out sweep31.json --save-reads reads31.npz models/cards_v5.onnx
+    python -m vision.sweep --from-reads reads31.npz --out sweep31.json models/cards_v5.onnx
 
 With ``--from-reads``, ``--designs`` keeps the frames of those designs only (each file's own
 seed expands it): ``--designs fonts-held-out`` scores a ``fonts`` sweep's reads on the
