@@ -802,9 +802,8 @@ def test_extra_index_fonts_are_drawn_only_when_asked_for() -> None:
 
 def test_held_out_index_fonts_are_never_drawn_when_held_out() -> None:
     """``hold_out_fonts`` (nineteenth session) draws the extra typefaces without the held-out
-    families, all of the others, and nothing else changes: the held-out typefaces are whole
-    type families apart from those drawn, and asking for them without ``--extra-fonts`` is
-    refused."""
+    families and all of the others; the held-out typefaces are whole type families apart
+    from those drawn; asking for it without ``--extra-fonts`` is refused."""
     import argparse
 
     from vision.procedural import (

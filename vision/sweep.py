@@ -164,7 +164,7 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None) -> di
             scores = threshold_scores(rec, readsfile.unpack(packed), labels)
             for total, s in zip(totals, name_misreads(scores, design, k), strict=True):
                 total.add(s)
-    if wanted is not None and not kept:
+    if designs is not None and not kept:
         raise ValueError(f"no frame of the designs {designs!r} in these reads")
     return {"frames": kept, **({"designs": designs} if designs is not None else {}),
             "frames_per_design": metas[0]["frames_per_design"] if len(metas) == 1 else None,
