@@ -98,8 +98,8 @@ def test_a_tinted_monochrome_frame_reports_no_card_and_says_why(
         recognizer: Recognizer, frame: np.ndarray) -> None:
     """Under a warm infrared cast the reader took diamonds for spades (114 misreads in 800
     reports on the `val` frames so tinted, measured once without the check). The reads the
-    check refused are counted at 0.99, where that was measured: at the operating threshold
-    since 2026-12-01 (0.999) fewer of them pass, which says nothing of the check."""
+    check refused are counted at 0.99, where that was measured: at the operating thresholds
+    since 2026-12-01 (0.997-0.999) fewer of them pass, which says nothing of the check."""
     unchecked_reads = 0
     for name, tinted in tints(frame).items():
         result = recognizer.recognize(tinted)
@@ -179,7 +179,7 @@ def test_a_mirrored_frame_reports_no_card_and_says_why(recognizer: Recognizer,
 
 def test_a_mirrored_frame_in_which_a_card_reads_is_flagged_too(recognizer: Recognizer) -> None:
     """A few glyphs read as themselves mirrored: this scene's mirror image reads one card
-    (unchecked, at 0.99: none at the operating threshold since 2026-12-01, 0.999), so a check
+    (unchecked, at 0.99: none with ``cards_v4`` at 0.999, 2026-12-01), so a check
     of frames without cards alone would have passed it."""
     from vision.synth import random_deal, render_table
 

@@ -116,10 +116,10 @@ def test_the_table_camera_sees_a_players_identical_pair_and_agrees_with_the_shoe
     """The table's simulated camera over a player holding the ace of diamonds twice (the shoe
     dealt both): in three scenes the camera reports both aces at seat 1, and the cross-check
     puts a camera read on every position the shoe dealt, with no problem; without the split
-    it read the second ace in none of them (an unread card, left to surveillance). At the
-    operating threshold since 2026-12-01, 0.999 (and at 0.998), the second ace reads in
-    scenes 1, 4, 5, 8 and 9 of 0-9 and in none without the split; the scenes were 0, 1 and 4
-    at 0.99."""
+    it read the second ace in none of them (an unread card, left to surveillance). With
+    ``cards_v4`` at 0.999 (and at 0.998) the second ace read in scenes 1, 4, 5, 8 and 9 of
+    0-9 and in none without the split; the scenes were 0, 1 and 4 at 0.99; ``cards_v5`` at
+    0.997 reads it in 1, 4 and 5 too."""
     from controller.camera import SimulatedCamera
     from controller.cards import ShoeComposition
     from controller.fusion import cross_check

@@ -55,14 +55,13 @@ def design_list(spec: str, seed: int) -> list[str]:
     >>> design_list("proc:5:3,plastic", 0)
     ['proc:5:3', 'plastic']
     """
-    if spec == UNSEEN_FONTS:
-        return [f"proc:{f}:{1000 + seed}" for f in EXTRA_TTF_FAMILIES]
-    if spec == HELD_OUT_FONTS:
-        return [f"proc:{f}:{1000 + seed}" for f in HELD_OUT_EXTRA_FAMILIES]
-    if spec == "val":
-        return [*VAL_AISLERIOT, *(f"proc:{f}:{1000 + seed}" for f in VAL_FAMILIES)]
-    if spec == "train":
-        return [*TRAIN_AISLERIOT, *(f"proc:{f}:{1000 + seed}" for f in TRAIN_FAMILIES)]
+    decks = {UNSEEN_FONTS: ((), EXTRA_TTF_FAMILIES),
+             HELD_OUT_FONTS: ((), HELD_OUT_EXTRA_FAMILIES),
+             "val": (VAL_AISLERIOT, VAL_FAMILIES), "train": (TRAIN_AISLERIOT, TRAIN_FAMILIES)}
+    if spec in decks:
+        aisleriot, families = decks[spec]
+        # one procedural deck per family, its seed the set's
+        return [*aisleriot, *(f"proc:{f}:{1000 + seed}" for f in families)]
     return [s for s in spec.split(",") if s]
 
 

@@ -123,8 +123,8 @@ HAND_WALK = True
 #: were checked), none of the 61 frames of the 624 themselves that report two cards or fewer;
 #: on 300 frames of two or three face-up cards, 239 of their mirror images (232), none of the
 #: 115 frames checked. (Counted at the threshold for the training designs, at which this was
-#: chosen: at the operating threshold of 2026-12-01 (0.998, then 0.999) twice as many `valb` frames
-#: report two cards or fewer, and each check costs 12-14 ms.)
+#: chosen: at an operating threshold of 0.998 or 0.999 (``cards_v4``, 2026-12-01) twice as
+#: many `valb` frames report two cards or fewer, and each check costs 12-14 ms.)
 MIRROR_CHECK_CARDS = 2
 #: ... which needs this many sure reads flipped ...
 MIRROR_MIN_SURE = 2
