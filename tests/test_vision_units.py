@@ -666,6 +666,26 @@ def test_every_extra_index_font_draws_a_rank() -> None:
     assert len({face.tobytes() for face in faces}) == len(faces)
 
 
+def test_every_more_index_font_draws_a_rank() -> None:
+    """Each of :data:`vision.procedural.MORE_TTF_FONTS` (twentieth session) draws a ten, the
+    widest index, in the corner of its decks, every deck its own. Needs Pillow and the font
+    packages named there."""
+    pytest.importorskip("PIL")
+    from vision.procedural import MORE_TTF_FAMILIES, MORE_TTF_FONTS, font_path, procedural_design
+
+    try:
+        for name in MORE_TTF_FONTS:
+            font_path(name)
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    faces = [procedural_design(f, 3).faces["TS"] for f in MORE_TTF_FAMILIES]
+    for face in faces:
+        w = face.shape[1]
+        corner = face[: int(0.3 * w), : int(0.3 * w), :3].astype(int)
+        assert 0.03 < (corner.sum(2) < 300).mean() < 0.6
+    assert len({face.tobytes() for face in faces}) == len(faces)
+
+
 def test_threshold_rule_bounds_the_misread_rate_and_adds_rendered_sweeps() -> None:
     """The upper confidence bound needs many reports to admit any misread, and rendered
     sweeps add their counts threshold by threshold."""
@@ -798,6 +818,46 @@ def test_extra_index_fonts_are_drawn_only_when_asked_for() -> None:
     extra = {family(d) for d in families(True) if d.startswith("proc:")}
     assert len(extra & set(EXTRA_TTF_FAMILIES)) > len(EXTRA_TTF_FAMILIES) // 2
     assert not set(TTF_FAMILIES) & set(EXTRA_TTF_FAMILIES)
+
+
+def test_more_index_fonts_are_drawn_only_when_asked_for_and_hold_nothing_out() -> None:
+    """``more_fonts`` (twentieth session) adds its typefaces to the TrueType decks and leaves
+    the held-out ones out still; without it the draws are exactly those of the data made
+    before; none of its typefaces shares a family with the held-out ones."""
+    import argparse
+
+    from vision.procedural import (
+        EXTRA_TTF_FAMILIES,
+        HELD_OUT_EXTRA_FAMILIES,
+        HELD_OUT_EXTRA_FONTS,
+        MORE_TTF_FAMILIES,
+        MORE_TTF_FONTS,
+        TTF_FAMILIES,
+    )
+    from vision.train import DesignMix, add_design_arguments, training_designs
+
+    def draws(more: bool) -> list[str]:
+        rng = np.random.default_rng(6)
+        return [training_designs(rng, 0.8, extra_fonts=True, hold_out_fonts=True,
+                                 more_fonts=more) for _ in range(6000)]
+
+    before = draws(False)
+    rng = np.random.default_rng(6)
+    assert before == [training_designs(rng, 0.8, extra_fonts=True, hold_out_fonts=True)
+                      for _ in range(6000)]
+    assert not {int(d.split(":")[1]) for d in before if d.startswith("proc:")} & set(
+        MORE_TTF_FAMILIES)
+    drawn = {int(d.split(":")[1]) for d in draws(True) if d.startswith("proc:")}
+    assert set(MORE_TTF_FAMILIES) <= drawn
+    assert not drawn & set(HELD_OUT_EXTRA_FAMILIES)
+    assert not set(MORE_TTF_FAMILIES) & {*TTF_FAMILIES, *EXTRA_TTF_FAMILIES}
+    # nor a TeX Gyre clone (Schola, Pagella, Bonum, Adventor) of a held-out family
+    held_out_stems = {f.split("-")[0].lower()[:4] for f in HELD_OUT_EXTRA_FONTS}
+    assert not {f.split("-")[0].lower()[:4] for f in MORE_TTF_FONTS} & held_out_stems
+    assert not any(f.lower().startswith("texgyre") for f in MORE_TTF_FONTS)
+    ap = argparse.ArgumentParser()
+    add_design_arguments(ap)
+    assert DesignMix.from_args(ap.parse_args(["--more-fonts"])).more_fonts
 
 
 def test_held_out_index_fonts_are_never_drawn_when_held_out() -> None:

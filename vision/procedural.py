@@ -1,9 +1,9 @@
 """Procedurally drawn decks: fonts, index sizes, suit shapes, stock colours and backs vary.
 
 A family fixes the index font (one of OpenCV's Hershey faces, or from family
-:data:`TTF_FIRST` or :data:`EXTRA_TTF_FIRST` on a TrueType or OpenType font drawn with
-Pillow); the seed draws everything else (stock colour, index size and placement, stroke
-widths, suit proportions, ink colours, pip and court artwork, back pattern).
+:data:`TTF_FIRST`, :data:`EXTRA_TTF_FIRST` or :data:`MORE_TTF_FIRST` on a TrueType or
+OpenType font drawn with Pillow); the seed draws everything else (stock colour, index size
+and placement, stroke widths, suit proportions, ink colours, pip and court artwork, back pattern).
 :data:`TRAIN_FAMILIES` are used for training and :data:`VAL_FAMILIES` are kept out for
 validation.
 """
@@ -91,6 +91,45 @@ HELD_OUT_EXTRA_FAMILIES: tuple[int, ...] = tuple(
 HELD_IN_EXTRA_FAMILIES: tuple[int, ...] = tuple(
     f for f in EXTRA_TTF_FAMILIES if f not in HELD_OUT_EXTRA_FAMILIES)
 
+#: Still more index typefaces (twentieth session), all drawn in training with ``--more-fonts``
+#: (:func:`vision.train.training_designs`): families ``MORE_TTF_FIRST + i``. From the Debian
+#: packages ``fonts-linuxlibertine fonts-sil-gentiumplus fonts-sil-charis fonts-oldstandard
+#: fonts-cardo fonts-roboto-slab fonts-paratype fonts-adf-baskervald fonts-junicode
+#: fonts-cantarell fonts-inter fonts-cabin fonts-dosis fonts-comfortaa fonts-quicksand fonts-go
+#: fonts-league-spartan fonts-sil-andika fonts-bebas-neue fonts-adf-gillius
+#: fonts-adf-universalis fonts-karla fonts-jura fonts-oxygen fonts-manrope fonts-jetbrains-mono
+#: fonts-hack fonts-firacode fonts-inconsolata fonts-mononoki``. Left out: faces whose 1 and 0
+#: are old-style figures (no card index has them), and the TeX Gyre clones of the families
+#: :data:`HELD_OUT_EXTRA_FONTS` holds out (Schola, Pagella, Bonum, Adventor), so that the
+#: held-out decks stay unseen by a reader trained on these.
+MORE_TTF_FONTS: tuple[str, ...] = (
+    # serifs
+    "LinLibertine_R.otf", "LinLibertine_RB.otf", "GentiumPlus-Regular.ttf",
+    "GentiumPlus-Bold.ttf", "CharisSIL-Regular.ttf", "CharisSIL-Bold.ttf",
+    "OldStandard-Regular.ttf", "OldStandard-Bold.ttf", "Cardo104s.ttf", "Cardob101.ttf",
+    "RobotoSlab-Regular.otf", "RobotoSlab-Bold.otf", "PTF55F.ttf", "PTF75F.ttf",
+    "BaskervaldADFStd.otf", "BaskervaldADFStd-Bold.otf", "JunicodeTwoBeta-Regular.otf",
+    "JunicodeTwoBeta-Bold.otf",
+    # sans
+    "LinBiolinum_R.otf", "LinBiolinum_RB.otf", "Cantarell-Regular.otf", "Cantarell-ExtraBold.otf",
+    "Inter-Regular.otf", "Inter-Bold.otf", "Inter-Black.otf", "Cabin-Regular.otf",
+    "Cabin-Bold.otf", "Dosis-Book.otf", "Dosis-Bold.otf", "Comfortaa-Regular.ttf",
+    "Comfortaa-Bold.ttf", "Quicksand-Regular.ttf", "Quicksand-Bold.ttf", "Go-Regular.ttf",
+    "Go-Bold.ttf", "LeagueSpartan-Regular.otf", "LeagueSpartan-Bold.otf", "Andika-Regular.ttf",
+    "Andika-Bold.ttf", "BebasNeue-Regular.otf", "BebasNeue-Bold.otf", "PTS55F.ttf", "PTS75F.ttf",
+    "PTN77F.ttf", "PTC75F.ttf", "GilliusADF-Regular.otf", "GilliusADF-Bold.otf",
+    "GilliusADF-BoldCond.otf", "UniversalisADFStd-Regular.otf", "UniversalisADFStd-Bold.otf",
+    "UniversalisADFStd-BoldCond.otf", "Karla-Regular.otf", "Karla-Bold.otf", "Jura-Regular.otf",
+    "Jura-Bold.otf", "Oxygen-Sans.ttf", "Oxygen-Sans-Bold.ttf", "Manrope-Regular.ttf",
+    "Manrope-ExtraBold.ttf",
+    # monospaced
+    "JetBrainsMono-Regular.ttf", "JetBrainsMono-ExtraBold.ttf", "Hack-Bold.ttf", "Go-Mono.ttf",
+    "FiraCode-Regular.ttf", "FiraCode-Bold.ttf", "Inconsolata.otf", "mononoki-Regular.ttf",
+    "mononoki-Bold.ttf",
+)
+MORE_TTF_FIRST = 300
+MORE_TTF_FAMILIES: tuple[int, ...] = tuple(MORE_TTF_FIRST + i for i in range(len(MORE_TTF_FONTS)))
+
 _RANK_TEXT = {"T": "10"}
 _PIP_LAYOUT: dict[str, list[tuple[float, float]]] = {
     "2": [(0.5, 0.15), (0.5, 0.85)],
@@ -144,7 +183,8 @@ def draw_suit(img: np.ndarray, suit: str, cx: float, cy: float, size: float,
 
 
 def font_path(name: str) -> Path:
-    """The file of font ``name`` (see :data:`TTF_FONTS`, :data:`EXTRA_TTF_FONTS`)."""
+    """The file of font ``name`` (see :data:`TTF_FONTS`, :data:`EXTRA_TTF_FONTS`,
+    :data:`MORE_TTF_FONTS`)."""
     return _find_font(Path(os.environ.get("MONSTER_MATCH_FONTS") or "/usr/share/fonts"), name)
 
 
@@ -155,7 +195,8 @@ def _find_font(root: Path, name: str) -> Path:
     if not found:
         raise FileNotFoundError(f"font {name} not found under {root} (apt-get install "
                                 "fonts-dejavu-core fonts-dejavu-extra fonts-liberation, and "
-                                "for EXTRA_TTF_FONTS the packages named there, or set "
+                                "for EXTRA_TTF_FONTS and MORE_TTF_FONTS the packages named "
+                                "there, or set "
                                 "MONSTER_MATCH_FONTS)")
     return found[0]
 
@@ -275,6 +316,8 @@ def procedural_design(family: int, seed: int, varied_suits: bool = False) -> Car
         font, italic = TTF_FONTS[family - TTF_FIRST], False
     elif family in EXTRA_TTF_FAMILIES:
         font, italic = EXTRA_TTF_FONTS[family - EXTRA_TTF_FIRST], False
+    elif family in MORE_TTF_FAMILIES:
+        font, italic = MORE_TTF_FONTS[family - MORE_TTF_FIRST], False
     elif 0 <= family < len(_FONTS):
         font, italic = _FONTS[family]
     else:

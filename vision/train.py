@@ -37,6 +37,7 @@ from vision.designs import LEGACY_TRAIN_AISLERIOT, TRAIN_AISLERIOT
 from vision.procedural import (
     EXTRA_TTF_FAMILIES,
     HELD_IN_EXTRA_FAMILIES,
+    MORE_TTF_FAMILIES,
     TRAIN_FAMILIES,
     TTF_FAMILIES,
 )
@@ -129,7 +130,7 @@ def _covered(p: np.ndarray, cards: list[dict], card: dict) -> bool:
 def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
                      legacy_designs: bool = False, extra_fonts: bool = False,
                      aisleriot: bool = True, varied_suits: float = 0.0,
-                     hold_out_fonts: bool = False) -> str:
+                     hold_out_fonts: bool = False, more_fonts: bool = False) -> str:
     """A random training design name (aisleriot or procedural). ``ttf_share`` of the
     procedural decks use a TrueType index font (:data:`vision.procedural.TTF_FAMILIES`); at 0
     the draws are those of the data made before TrueType decks existed. ``legacy_designs``
@@ -141,12 +142,16 @@ def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
     suit symbols of their own proportions (``proc:<family>:<seed>:suits``, eleventh session;
     at 0 no draw is made for it, so older data are remade exactly). ``hold_out_fonts`` draws
     the extra typefaces without :data:`vision.procedural.HELD_OUT_EXTRA_FONTS` (nineteenth
-    session)."""
+    session). ``more_fonts`` adds :data:`vision.procedural.MORE_TTF_FAMILIES` to the TrueType
+    decks (twentieth session; the draws are otherwise the same, so without it older data are
+    remade exactly)."""
     if aisleriot and rng.random() < 0.55:
         return str(rng.choice(LEGACY_TRAIN_AISLERIOT if legacy_designs else TRAIN_AISLERIOT))
     if ttf_share > 0 and rng.random() < ttf_share:
         extra = HELD_IN_EXTRA_FAMILIES if hold_out_fonts else EXTRA_TTF_FAMILIES
         families = (*TTF_FAMILIES, *extra) if extra_fonts else TTF_FAMILIES
+        if more_fonts:
+            families = (*families, *MORE_TTF_FAMILIES)
         name = f"proc:{int(rng.choice(families))}:{int(rng.integers(0, 400))}"
     else:
         name = f"proc:{int(rng.choice(TRAIN_FAMILIES))}:{int(rng.integers(0, 400))}"
@@ -173,11 +178,13 @@ class DesignMix:
     varied_suits: float = 0.0
     aisleriot: bool = True
     hold_out_fonts: bool = False
+    more_fonts: bool = False
 
     def draw(self, rng: np.random.Generator) -> str:
         """One scene's design name."""
         return training_designs(rng, self.ttf_share, self.legacy_designs, self.extra_fonts,
-                                self.aisleriot, self.varied_suits, self.hold_out_fonts)
+                                self.aisleriot, self.varied_suits, self.hold_out_fonts,
+                                self.more_fonts)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> DesignMix:
@@ -185,7 +192,7 @@ class DesignMix:
         if args.hold_out_fonts and not args.extra_fonts:
             raise SystemExit("--hold-out-fonts holds some of --extra-fonts out: give both")
         return cls(args.ttf_share, args.legacy_designs, args.extra_fonts, args.varied_suits,
-                   hold_out_fonts=args.hold_out_fonts)
+                   hold_out_fonts=args.hold_out_fonts, more_fonts=args.more_fonts)
 
 
 def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
@@ -509,8 +516,9 @@ def chunk_files(work: Path, scenes: int, chunks: int, seed: int,
 
 
 def add_design_arguments(ap: argparse.ArgumentParser) -> None:
-    """``--ttf-share``, ``--legacy-designs``, ``--extra-fonts``, ``--hold-out-fonts`` and
-    ``--varied-suits`` (:class:`DesignMix`), for every command that renders training data."""
+    """``--ttf-share``, ``--legacy-designs``, ``--extra-fonts``, ``--hold-out-fonts``,
+    ``--more-fonts`` and ``--varied-suits`` (:class:`DesignMix`), for every command that renders
+    training data."""
     ap.add_argument("--ttf-share", type=float, default=0.0,
                     help="share of the procedural decks with a TrueType index font (needs Pillow)")
     ap.add_argument("--legacy-designs", action="store_true",
@@ -522,6 +530,9 @@ def add_design_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--hold-out-fonts", action="store_true",
                     help="with --extra-fonts, leave vision.procedural.HELD_OUT_EXTRA_FONTS out "
                          "(the unseen yardstick vision.sweep --designs fonts-held-out reads)")
+    ap.add_argument("--more-fonts", action="store_true",
+                    help="draw the TrueType decks from vision.procedural.MORE_TTF_FONTS too "
+                         "(data made since the twentieth session; needs those font packages)")
     ap.add_argument("--varied-suits", type=float, default=0.0,
                     help="share of the procedural decks whose suit symbols take proportions "
                          "of their own (vision.suits; data made since the eleventh session)")
