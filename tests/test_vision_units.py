@@ -686,6 +686,51 @@ def test_every_more_index_font_draws_a_rank() -> None:
     assert len({face.tobytes() for face in faces}) == len(faces)
 
 
+def test_strict_held_out_typefaces_have_no_near_copy_in_training() -> None:
+    """The strict yardstick's typefaces (:data:`vision.procedural.STRICT_HELD_OUT_FAMILIES`)
+    are each at a mean rank-glyph IoU below 0.9 from every typeface training draws (with
+    ``--extra-fonts --hold-out-fonts --more-fonts``); the two left out of it (Lato) are above
+    0.9 from Carlito, which training draws. Glyphs scaled to one box, so only shape counts."""
+    pytest.importorskip("PIL")
+    from vision.procedural import (
+        EXTRA_TTF_FIRST,
+        EXTRA_TTF_FONTS,
+        HELD_IN_EXTRA_FAMILIES,
+        LOOKALIKE_HELD_OUT_FONTS,
+        MORE_TTF_FONTS,
+        STRICT_HELD_OUT_FAMILIES,
+        TTF_FONTS,
+        _ttf_glyphs,
+        font_path,
+    )
+
+    trained = [*TTF_FONTS, *(EXTRA_TTF_FONTS[f - EXTRA_TTF_FIRST] for f in HELD_IN_EXTRA_FAMILIES),
+               *MORE_TTF_FONTS]
+    strict = [EXTRA_TTF_FONTS[f - EXTRA_TTF_FIRST] for f in STRICT_HELD_OUT_FAMILIES]
+    try:
+        for name in (*trained, *strict, *LOOKALIKE_HELD_OUT_FONTS):
+            font_path(name)
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    ranks = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+    def glyphs(font: str) -> np.ndarray:
+        return np.stack([cv2.resize(_ttf_glyphs(font, r), (64, 96),
+                                    interpolation=cv2.INTER_AREA) > 100 for r in ranks])
+
+    def similarity(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.mean((a & b).sum((1, 2)) / (a | b).sum((1, 2))))
+
+    seen = {f: glyphs(f) for f in trained}
+    for face in strict:
+        g = glyphs(face)
+        nearest = max(seen, key=lambda t: similarity(g, seen[t]))
+        assert similarity(g, seen[nearest]) < 0.9, (face, nearest)
+    for face, twin in zip(LOOKALIKE_HELD_OUT_FONTS, ("Carlito-Regular.ttf", "Carlito-Bold.ttf"),
+                          strict=True):
+        assert similarity(glyphs(face), seen[twin]) > 0.9, face
+
+
 def test_threshold_rule_bounds_the_misread_rate_and_adds_rendered_sweeps() -> None:
     """The upper confidence bound needs many reports to admit any misread, and rendered
     sweeps add their counts threshold by threshold."""

@@ -90,6 +90,15 @@ HELD_OUT_EXTRA_FAMILIES: tuple[int, ...] = tuple(
     EXTRA_TTF_FIRST + EXTRA_TTF_FONTS.index(f) for f in HELD_OUT_EXTRA_FONTS)
 HELD_IN_EXTRA_FAMILIES: tuple[int, ...] = tuple(
     f for f in EXTRA_TTF_FAMILIES if f not in HELD_OUT_EXTRA_FAMILIES)
+#: Held-out typefaces that are near copies of one drawn in training all the same: Carlito
+#: (held in) is Lato redrawn to Calibri's widths by Lato's designer. Their rank glyphs,
+#: scaled to one box, overlap Carlito's by a mean IoU of 0.92, where every other held-out face
+#: overlaps its nearest trained one by at most 0.87 (twentieth session, tested). The strict
+#: yardstick (:data:`vision.dataset.STRICT_HELD_OUT_FONTS`) leaves them out.
+LOOKALIKE_HELD_OUT_FONTS: tuple[str, ...] = ("Lato-Regular.ttf", "Lato-Black.ttf")
+STRICT_HELD_OUT_FAMILIES: tuple[int, ...] = tuple(
+    f for f in HELD_OUT_EXTRA_FAMILIES
+    if EXTRA_TTF_FONTS[f - EXTRA_TTF_FIRST] not in LOOKALIKE_HELD_OUT_FONTS)
 
 #: Still more index typefaces (twentieth session), all drawn in training with ``--more-fonts``
 #: (:func:`vision.train.training_designs`): families ``MORE_TTF_FIRST + i``. From the Debian

@@ -23,7 +23,8 @@ as it is now, without rendering or reading a frame, into the same ``--out``:
 
 With ``--from-reads``, ``--designs`` keeps the frames of those designs only (each file's own
 seed expands it): ``--designs fonts-held-out`` scores a ``fonts`` sweep's reads on the
-typefaces a reader trained with ``--hold-out-fonts`` never saw.
+typefaces a reader trained with ``--hold-out-fonts`` never saw, ``fonts-held-out-strict``
+without the two of them that are near copies of a trained one.
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--designs", default=None,
-                    help="train (the default), fonts, fonts-held-out, val, or design names "
+                    help="train (the default), fonts, fonts-held-out, fonts-held-out-strict, "
+                         "val, or design names "
                          "separated by commas (vision.dataset.design_list); with --from-reads "
                          "the frames of those designs only")
     ap.add_argument("--out", type=Path, required=True)
