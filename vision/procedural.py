@@ -210,10 +210,12 @@ def _find_font(root: Path, name: str) -> Path:
     return found[0]
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=2048)
 def _ttf_glyphs(name: str, text: str) -> np.ndarray:
     """``text`` in font ``name`` as an 8-bit coverage image cropped to its ink (cap height
-    ~120 px)."""
+    ~120 px). The cache holds every face's ranks at once (some 1700 images of ~20 kB): with
+    :data:`MORE_TTF_FONTS` drawn, a cache of 512 no longer did, and glyphs were rendered
+    again and again."""
     from PIL import Image, ImageDraw, ImageFont
 
     font = ImageFont.truetype(str(font_path(name)), 160)
