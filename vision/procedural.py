@@ -3,7 +3,8 @@
 A family fixes the index font (one of OpenCV's Hershey faces, or from family
 :data:`TTF_FIRST`, :data:`EXTRA_TTF_FIRST` or :data:`MORE_TTF_FIRST` on a TrueType or
 OpenType font drawn with Pillow); the seed draws everything else (stock colour, index size
-and placement, stroke widths, suit proportions, ink colours, pip and court artwork, back pattern).
+and placement, stroke widths, suit proportions, ink colours, pip and court artwork, back
+pattern).
 :data:`TRAIN_FAMILIES` are used for training and :data:`VAL_FAMILIES` are kept out for
 validation.
 """
@@ -108,7 +109,9 @@ STRICT_HELD_OUT_FAMILIES: tuple[int, ...] = tuple(
 #: fonts-league-spartan fonts-sil-andika fonts-bebas-neue fonts-adf-gillius
 #: fonts-adf-universalis fonts-karla fonts-jura fonts-oxygen fonts-manrope fonts-jetbrains-mono
 #: fonts-hack fonts-firacode fonts-inconsolata fonts-mononoki``. Left out: faces whose 1 and 0
-#: are old-style figures (no card index has them), and the TeX Gyre clones of the families
+#: are old-style figures, short of the cap height (EB Garamond, Fanwood, Goudy Bookletter,
+#: Vollkorn, Accanthis, Yanone Kaffeesatz: no card index has them); Latin Modern (installed
+#: outside /usr/share/fonts); and the TeX Gyre clones of the families
 #: :data:`HELD_OUT_EXTRA_FONTS` holds out (Schola, Pagella, Bonum, Adventor), so that the
 #: held-out decks stay unseen by a reader trained on these.
 MORE_TTF_FONTS: tuple[str, ...] = (
