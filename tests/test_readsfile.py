@@ -144,6 +144,8 @@ def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: 
     seen = _sweep_file(tmp_path / "seen.json", {0.9: 9, 0.93: 9, 0.95: 9}, 31)
     unseen_misreads = {t: 6 for t in (0.9, 0.95, 0.99, 0.993, 0.995, 0.997)}
     unseen = [_sweep_file(tmp_path / f"u{s}.json", unseen_misreads, s) for s in (53, 59)]
+    scored = json.loads(unseen[1].read_text())  # as vision.sweep --from-reads --designs writes
+    unseen[1].write_text(json.dumps({**scored, "designs": "fonts-held-out-strict"}))
     assert calibrate_main([str(model), "--gate", str(gate), "--frames", str(SAMPLES),
                            "--sweep", str(seen), "--unseen-sweep", *map(str, unseen),
                            "--bound"]) == 0
@@ -152,5 +154,7 @@ def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: 
     assert meta["seen_threshold"] == meta["frame_calibration"]["threshold"] <= 0.96
     assert meta["unseen_calibration"]["reported"] == 8000
     assert [s["seed"] for s in meta["rendered_unseen_sweeps"]] == [53, 59]
+    assert [s.get("designs") for s in meta["rendered_unseen_sweeps"]] == [
+        None, "fonts-held-out-strict"]
     assert meta["crop_calibration"] == old["crop_calibration"] and meta["burst"] == old["burst"]
     assert Recognizer(model).threshold == 0.998

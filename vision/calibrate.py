@@ -188,14 +188,16 @@ def sweep_frames(model: Path, directories: list[Path], gate: Path | None = None)
 
 def _summed_sweeps(paths: list[Path], model: Path) -> tuple[list[dict], list[dict]]:
     """The rows of :mod:`vision.sweep` results for ``model`` (by file name), summed, and
-    which sweeps they were."""
+    which sweeps they were (with the designs they were scored on, when a ``--designs`` kept
+    some frames of saved reads only)."""
     rows: list[dict] = []
     made = []
     for path in paths:
         extra = json.loads(path.read_text())
         these = extra["models"][model.name]
         rows = add_sweeps(rows, these) if rows else these
-        made.append({k: extra[k] for k in ("frames", "frames_per_design", "seed")})
+        made.append({k: extra[k] for k in ("frames", "frames_per_design", "seed", "designs")
+                     if k in extra})
     return rows, made
 
 
