@@ -647,38 +647,24 @@ def test_truetype_decks_draw_their_index_in_the_named_font() -> None:
         procedural_design(99, 0)
 
 
-def test_every_extra_index_font_draws_a_rank() -> None:
-    """Each of :data:`vision.procedural.EXTRA_TTF_FONTS` (OpenType ones included) draws a
-    rank in the corner of its decks. Needs Pillow and the font packages named there."""
+@pytest.mark.parametrize(("fonts", "families", "code"), [
+    ("EXTRA_TTF_FONTS", "EXTRA_TTF_FAMILIES", "QS"),   # eighth session
+    ("MORE_TTF_FONTS", "MORE_TTF_FAMILIES", "TS"),     # twentieth session; a ten, the widest
+])
+def test_every_added_index_font_draws_a_rank(fonts: str, families: str, code: str) -> None:
+    """Each typeface of :data:`vision.procedural.EXTRA_TTF_FONTS` and of
+    :data:`vision.procedural.MORE_TTF_FONTS` (OpenType ones included) draws a rank in the
+    corner of its decks, every deck its own. Needs Pillow and the font packages named there."""
     pytest.importorskip("PIL")
-    from vision.procedural import EXTRA_TTF_FAMILIES, EXTRA_TTF_FONTS, font_path, procedural_design
+    from vision import procedural
 
     try:
-        for name in EXTRA_TTF_FONTS:
-            font_path(name)
+        for name in getattr(procedural, fonts):
+            procedural.font_path(name)
     except FileNotFoundError as e:
         pytest.skip(str(e))
-    faces = [procedural_design(f, 3).faces["QS"] for f in EXTRA_TTF_FAMILIES]
-    for face in faces:
-        w = face.shape[1]
-        corner = face[: int(0.3 * w), : int(0.3 * w), :3].astype(int)
-        assert 0.03 < (corner.sum(2) < 300).mean() < 0.6
-    assert len({face.tobytes() for face in faces}) == len(faces)
-
-
-def test_every_more_index_font_draws_a_rank() -> None:
-    """Each of :data:`vision.procedural.MORE_TTF_FONTS` (twentieth session) draws a ten, the
-    widest index, in the corner of its decks, every deck its own. Needs Pillow and the font
-    packages named there."""
-    pytest.importorskip("PIL")
-    from vision.procedural import MORE_TTF_FAMILIES, MORE_TTF_FONTS, font_path, procedural_design
-
-    try:
-        for name in MORE_TTF_FONTS:
-            font_path(name)
-    except FileNotFoundError as e:
-        pytest.skip(str(e))
-    faces = [procedural_design(f, 3).faces["TS"] for f in MORE_TTF_FAMILIES]
+    faces = [procedural.procedural_design(f, 3).faces[code]
+             for f in getattr(procedural, families)]
     for face in faces:
         w = face.shape[1]
         corner = face[: int(0.3 * w), : int(0.3 * w), :3].astype(int)
