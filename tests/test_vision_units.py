@@ -856,6 +856,7 @@ def test_more_index_fonts_are_drawn_only_when_asked_for_and_hold_nothing_out() -
     the held-out ones out still; without it the draws are exactly those of the data made
     before; none of its typefaces shares a family with the held-out ones."""
     import argparse
+    import hashlib
 
     from vision.procedural import (
         EXTRA_TTF_FAMILIES,
@@ -873,9 +874,8 @@ def test_more_index_fonts_are_drawn_only_when_asked_for_and_hold_nothing_out() -
                                  more_fonts=more) for _ in range(6000)]
 
     before = draws(False)
-    rng = np.random.default_rng(6)
-    assert before == [training_designs(rng, 0.8, extra_fonts=True, hold_out_fonts=True)
-                      for _ in range(6000)]
+    # the draws of the code before --more-fonts existed (commit 0865b7d), same seed
+    assert hashlib.sha256(",".join(before).encode()).hexdigest()[:16] == "264f17a2ecf6d251"
     assert not {int(d.split(":")[1]) for d in before if d.startswith("proc:")} & set(
         MORE_TTF_FAMILIES)
     drawn = {int(d.split(":")[1]) for d in draws(True) if d.startswith("proc:")}
