@@ -717,6 +717,59 @@ def test_strict_held_out_typefaces_have_no_near_copy_in_training() -> None:
         assert similarity(glyphs(face), seen[twin]) > 0.9, face
 
 
+def test_index_suit_span_is_where_the_deck_draws_its_index_suit() -> None:
+    """:func:`vision.procedural.index_suit_span` (the index suit's top and bottom, in card
+    widths) is where the drawn deck's ink ends under the rank: measured on the two of clubs,
+    whose pips lie clear of the index column, for decks of three kinds of index face."""
+    from vision.procedural import index_suit_span, procedural_design
+
+    for family, seed in ((0, 3), (105, 9), (203, 1059)):
+        top, bottom = index_suit_span(family, seed)
+        face = procedural_design(family, seed).faces["2C"]
+        w = face.shape[1]
+        column = face[: int(0.75 * w), int(0.025 * w) + 2: int(0.2 * w), :3].astype(int)
+        rows = np.flatnonzero((column.sum(2) < 450).any(1))
+        rows = rows[rows > 0.025 * w + 2]  # below a border line, if the deck has one
+        assert abs(rows.max() / w - bottom) < 0.01, (family, seed, rows.max() / w, bottom)
+        assert 0.03 < bottom - top < 0.25 and top > 0.1
+
+
+def test_suit_misreads_benchmark_bins_the_decks_a_sweep_read(tmp_path, capsys) -> None:
+    """benchmarks/suit_misreads.py counts the misreads of a sweep by kind and puts every deck
+    the sweep read (its seed expands ``--designs``) in one height bin and one crop bin, with
+    its suit misreads; a threshold without a misread list is refused."""
+    import importlib.util
+    import json
+    import re
+    from pathlib import Path
+
+    from vision.dataset import design_list
+    from vision.procedural import index_suit_span
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("suit_misreads",
+                                                  root / "benchmarks" / "suit_misreads.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    decks = design_list("fonts-held-out", 53)
+    small = min(decks, key=lambda d: (lambda t, b: b - t)(
+        *index_suit_span(int(d.split(":")[1]), int(d.split(":")[2]))))
+    misreads = [f"{small}#1 KC->KS", f"{small}#2 2H->2D", f"{decks[3]}#0 3H->8H",
+                f"{decks[4]}#5 3H->8S"]
+    rows = [{"threshold": 0.99, "misreads": misreads}, {"threshold": 0.9}]
+    sweep = tmp_path / "sw53.json"
+    sweep.write_text(json.dumps({"seed": 53, "models": {"m.onnx": rows}}))
+    assert mod.main(["--designs", "fonts-held-out", str(sweep)]) == 0
+    out = capsys.readouterr().out
+    assert "rank 1, suit 2, both 1" in out
+    heights = [(int(n), int(m)) for n, m in re.findall(r"height .*: (\d+) decks, (\d+) suit", out)]
+    assert sum(n for n, _ in heights) == len(decks) == 18 and heights[0][1] == 2
+    crops = [(int(n), int(m)) for n, m in re.findall(r"the crop .*: (\d+) decks, (\d+) suit", out)]
+    assert sum(n for n, _ in crops) == 18 and sum(m for _, m in crops) == 2
+    with pytest.raises(SystemExit, match="no misreads listed"):
+        mod.main(["--designs", "fonts-held-out", "--threshold", "0.9", str(sweep)])
+
+
 def test_threshold_rule_bounds_the_misread_rate_and_adds_rendered_sweeps() -> None:
     """The upper confidence bound needs many reports to admit any misread, and rendered
     sweeps add their counts threshold by threshold."""
