@@ -732,6 +732,8 @@ def test_index_suit_span_is_where_the_deck_draws_its_index_suit() -> None:
         rows = rows[rows > 0.025 * w + 2]  # below a border line, if the deck has one
         assert abs(rows.max() / w - bottom) < 0.01, (family, seed, rows.max() / w, bottom)
         assert 0.03 < bottom - top < 0.25 and top > 0.1
+    with pytest.raises(ValueError, match="unknown procedural family"):
+        index_suit_span(99, 0)
 
 
 def test_suit_misreads_benchmark_bins_the_decks_a_sweep_read(tmp_path, capsys) -> None:

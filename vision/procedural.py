@@ -309,6 +309,20 @@ def _rounded_mask(w: int, h: int, r: int) -> np.ndarray:
     return m
 
 
+def _index_font(family: int) -> tuple[int | str, bool]:
+    """The index font of ``family`` (a Hershey face or a font file's name) and whether it is
+    slanted; a family that names none is refused."""
+    if family in TTF_FAMILIES:
+        return TTF_FONTS[family - TTF_FIRST], False
+    if family in EXTRA_TTF_FAMILIES:
+        return EXTRA_TTF_FONTS[family - EXTRA_TTF_FIRST], False
+    if family in MORE_TTF_FAMILIES:
+        return MORE_TTF_FONTS[family - MORE_TTF_FIRST], False
+    if 0 <= family < len(_FONTS):
+        return _FONTS[family]
+    raise ValueError(f"unknown procedural family {family}")
+
+
 class _IndexDraws(NamedTuple):
     """A deck's first draws: its card, stock and ink, and where and how large its index is."""
 
@@ -359,6 +373,7 @@ def index_suit_span(family: int, seed: int) -> tuple[float, float]:
     >>> round(top, 3), round(bottom - top, 3)
     (0.274, 0.092)
     """
+    _index_font(family)  # an unknown family is refused, as procedural_design refuses it
     d = _index_draws(np.random.default_rng(seed * 1000 + family))
     top = d.idx_y + d.rank_h * 1.25
     return top / CARD_WIDTH, (top + d.rank_h * d.suit_scale) / CARD_WIDTH
@@ -381,17 +396,7 @@ def procedural_design(family: int, seed: int, varied_suits: bool = False) -> Car
         else:
             shapes.draw(img, suit, cx, cy, size, color, flip=flip)
 
-    font: int | str
-    if family in TTF_FAMILIES:
-        font, italic = TTF_FONTS[family - TTF_FIRST], False
-    elif family in EXTRA_TTF_FAMILIES:
-        font, italic = EXTRA_TTF_FONTS[family - EXTRA_TTF_FIRST], False
-    elif family in MORE_TTF_FAMILIES:
-        font, italic = MORE_TTF_FONTS[family - MORE_TTF_FIRST], False
-    elif 0 <= family < len(_FONTS):
-        font, italic = _FONTS[family]
-    else:
-        raise ValueError(f"unknown procedural family {family}")
+    font, italic = _index_font(family)
     w = CARD_WIDTH
     (h, radius, stock, red, black, rank_h, thick, squeeze_ten, idx_x, idx_y, suit_scale,
      suit_aspect) = _index_draws(rng)
