@@ -720,10 +720,11 @@ def test_strict_held_out_typefaces_have_no_near_copy_in_training() -> None:
 def test_index_suit_span_is_where_the_deck_draws_its_index_suit() -> None:
     """:func:`vision.procedural.index_suit_span` (the index suit's top and bottom, in card
     widths) is where the drawn deck's ink ends under the rank: measured on the two of clubs,
-    whose pips lie clear of the index column, for decks of three kinds of index face."""
+    whose pips lie clear of the index column, for decks of three Hershey index faces (drawn
+    without Pillow, so that the check runs wherever the tests do)."""
     from vision.procedural import index_suit_span, procedural_design
 
-    for family, seed in ((0, 3), (105, 9), (203, 1059)):
+    for family, seed in ((0, 3), (3, 17), (5, 1059)):
         top, bottom = index_suit_span(family, seed)
         face = procedural_design(family, seed).faces["2C"]
         w = face.shape[1]
