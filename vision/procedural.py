@@ -339,6 +339,16 @@ class _IndexDraws(NamedTuple):
     suit_scale: float
     suit_aspect: float
 
+    @property
+    def suit_top(self) -> float:
+        """Where the suit symbol under the rank starts (pixels from the card's top edge)."""
+        return self.idx_y + self.rank_h * 1.25
+
+    @property
+    def suit_height(self) -> float:
+        """The height of the suit symbol under the rank (pixels)."""
+        return self.rank_h * self.suit_scale
+
 
 def _index_draws(rng: np.random.Generator) -> _IndexDraws:
     """The first draws of :func:`procedural_design` from its stream, in its order (shared with
@@ -375,8 +385,7 @@ def index_suit_span(family: int, seed: int) -> tuple[float, float]:
     """
     _index_font(family)  # an unknown family is refused, as procedural_design refuses it
     d = _index_draws(np.random.default_rng(seed * 1000 + family))
-    top = d.idx_y + d.rank_h * 1.25
-    return top / CARD_WIDTH, (top + d.rank_h * d.suit_scale) / CARD_WIDTH
+    return d.suit_top / CARD_WIDTH, (d.suit_top + d.suit_height) / CARD_WIDTH
 
 
 def procedural_design(family: int, seed: int, varied_suits: bool = False) -> CardDesign:
@@ -398,8 +407,9 @@ def procedural_design(family: int, seed: int, varied_suits: bool = False) -> Car
 
     font, italic = _index_font(family)
     w = CARD_WIDTH
-    (h, radius, stock, red, black, rank_h, thick, squeeze_ten, idx_x, idx_y, suit_scale,
-     suit_aspect) = _index_draws(rng)
+    index = _index_draws(rng)
+    (h, radius, stock, red, black, rank_h, thick, squeeze_ten, idx_x, idx_y, _,
+     suit_aspect) = index
     pip_size = h * rng.uniform(0.1, 0.15)
     border_col = tuple(int(v) for v in rng.integers(0, 200, 3))
     has_border = rng.random() < 0.4
@@ -439,9 +449,9 @@ def procedural_design(family: int, seed: int, varied_suits: bool = False) -> Car
             text = _RANK_TEXT.get(rank, rank)
             squeeze = squeeze_ten if len(text) == 2 else 1.0
             tw = _draw_text(img, text, idx_x, idx_y, rank_h, font, italic, thick, squeeze, color)
-            sh = rank_h * suit_scale
+            sh = index.suit_height
             cx = idx_x + max(tw, sh * suit_aspect) / 2
-            suit_at(img, suit, cx, idx_y + rank_h * 1.25 + sh / 2, sh, color)
+            suit_at(img, suit, cx, index.suit_top + sh / 2, sh, color)
             img = np.ascontiguousarray(img[::-1, ::-1])
         img[..., 3] = _rounded_mask(w, h, radius)
         faces[code] = img
