@@ -496,8 +496,8 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     assert all(e["loss"] > 0 for e in epochs)  # no empty epoch recorded at the budget's end
     assert Recognizer(tuned).classify(crops).shape == (3, len(CLASSES))
 
-    # --drop-illegible trains on the crops less the illegible card codes; it and
-    # --soft-illegible exclude each other.
+    # --drop-illegible trains on the crops less the illegible card codes; it,
+    # --soft-illegible and --soft-colour exclude each other.
     with np.load(tmp_path / "data" / "data0.npz") as z0, \
             np.load(tmp_path / "data" / "data1.npz") as z1:
         dropped = sum(int((z["illegible"] & (z["y"] < 52)).sum()) for z in (z0, z1))
@@ -510,10 +510,15 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     assert run.returncode == 0, run.stderr[-2000:]
     summary3 = json.loads((tmp_path / "drop" / "train_summary.json").read_text())
     assert summary3["n_train"] == summary["n_train"] - dropped
-    run = subprocess.run([sys.executable, "-m", "vision.train_device", *args3,
-                          "--soft-illegible"], cwd=root, capture_output=True, text=True,
+    for extra in ("--soft-illegible", "--soft-colour"):
+        run = subprocess.run([sys.executable, "-m", "vision.train_device", *args3, extra],
+                             cwd=root, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 2 and "exclude each other" in run.stderr
+    # the two legibility rules: one or the other
+    run = subprocess.run([sys.executable, "-m", "vision.train_device", *args,
+                          "--suit-legibility"], cwd=root, capture_output=True, text=True,
                          timeout=600)
-    assert run.returncode == 2 and "exclude each other" in run.stderr
+    assert run.returncode == 2 and "two rules" in run.stderr
 
 
 def test_soft_targets_share_an_illegible_code_among_its_suits() -> None:

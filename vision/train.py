@@ -53,6 +53,17 @@ LEGIBLE_SCALE = 0.9
 #: ... or the scene blurred by more than this share of the card width (Gaussian sigma, or a
 #: third of the motion-blur length): 1.25 px on a 50 px card, where the suit is 5-8 px.
 LEGIBLE_BLUR = 0.025
+#: The *suit* rule (``legibility="suit"``, twenty-first session) instead asks of each card
+#: code crop whether the suit symbol under its rank can show, from where the design prints
+#: that symbol (:mod:`vision.indexsuit`): illegible when the symbol is under this many image
+#: pixels tall (a heart and a diamond of 4 px differ by a pixel or two) ...
+SUIT_MIN_PX = 5.0
+#: ... when the scene's blur (:func:`scene_blur_px`) exceeds this share of the symbol's
+#: height ...
+SUIT_BLUR_SHARE = 0.25
+#: ... when the crop reaches less far down the card than the symbol's middle, or when less of
+#: the index region is visible than :data:`LEGIBLE_VISIBLE` (as the scene rule).
+LEGIBILITY_RULES = ("scene", "suit")
 
 
 def scene_blur_px(labels: dict) -> float:
@@ -62,14 +73,49 @@ def scene_blur_px(labels: dict) -> float:
                float(applied.get("motion_blur_px", 0)) / 3.0)
 
 
+def suit_illegible(suit_span: tuple[float, float], card_w: float, frame_w: float,
+                   visible: float, blur: float) -> bool:
+    """The suit rule (:data:`SUIT_MIN_PX`): whether a crop of frame width ``frame_w`` on a
+    card ``card_w`` pixels wide whose design prints its index suit at ``suit_span`` (top,
+    bottom in card widths; NaN when unknown: illegible), ``visible`` of its index region
+    showing, in a scene blurred by ``blur`` pixels, may not show the suit.
+
+    >>> suit_illegible((0.25, 0.36), 60.0, 60.0, 1.0, 0.0)   # 6.6 px, sharp
+    False
+    >>> suit_illegible((0.25, 0.33), 50.0, 50.0, 1.0, 0.0)   # 4 px
+    True
+    >>> suit_illegible((0.25, 0.36), 60.0, 60.0, 1.0, 2.0)   # blurred by 2 px
+    True
+    >>> suit_illegible((0.25, 0.36), 60.0, 36.0, 1.0, 0.0)   # the crop stops at 0.29
+    True
+    """
+    from vision.crops import V1
+
+    top, bottom = suit_span
+    if not np.isfinite(top) or not np.isfinite(bottom):
+        return True
+    height_px = (bottom - top) * card_w
+    reach = V1 * frame_w / card_w  # how far down the card the crop reaches, card widths
+    return bool(height_px < SUIT_MIN_PX or blur > SUIT_BLUR_SHARE * height_px
+                or (top + bottom) / 2 > reach or visible < LEGIBLE_VISIBLE)
+
+
 def label_frames(frames: list[IndexFrame], labels: dict,
-                 legibility: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+                 legibility: bool | str = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Class index per frame (``-1`` = ambiguous, leave out), from scene labels; with
-    ``legibility`` also, per frame, whether a card-code frame is illegible (see
-    :data:`LEGIBLE_VISIBLE`)."""
+    ``legibility`` also, per frame, whether a card-code frame is illegible: by the scene
+    rule (``True`` or ``"scene"``, :data:`LEGIBLE_VISIBLE`) or the suit rule (``"suit"``,
+    :func:`suit_illegible`)."""
+    rule = "scene" if legibility is True else legibility or None
+    if rule is not None and rule not in LEGIBILITY_RULES:
+        raise ValueError(f"unknown legibility rule {legibility!r}")
     out = np.full(len(frames), REJECT_INDEX, np.int64)
     illegible = np.zeros(len(frames), bool)
     blur = scene_blur_px(labels)
+    if rule == "suit":
+        from vision.indexsuit import suit_span
+
+        span = suit_span(labels["design"])
     cards = labels["cards"]
     for i, f in enumerate(frames):
         for card in cards:
@@ -93,9 +139,11 @@ def label_frames(frames: list[IndexFrame], labels: dict,
                     out[i] = -1
                 elif vis >= 0.85:
                     out[i] = CLASS_INDEX[card["code"]]
-                    illegible[i] = (vis < LEGIBLE_VISIBLE or f.width < LEGIBLE_SCALE * w
-                                    or blur > LEGIBLE_BLUR * w)
-    return (out, illegible) if legibility else out
+                    illegible[i] = (
+                        suit_illegible(span, w, f.width, vis, blur) if rule == "suit" else
+                        vis < LEGIBLE_VISIBLE or f.width < LEGIBLE_SCALE * w
+                        or blur > LEGIBLE_BLUR * w)
+    return (out, illegible) if rule is not None else out
 
 
 def jittered_truth_frames(labels: dict, rng: np.random.Generator,
@@ -196,11 +244,12 @@ class DesignMix:
 
 
 def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
-             legibility: bool = False,
+             legibility: bool | str = False,
              pick: Callable[[np.random.Generator], str] | None = None) -> None:
     """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz:
-    ``x``, ``y``, and with ``legibility`` a boolean ``illegible`` per crop, see
-    :func:`label_frames`; the scenes and crops are the same either way). Each scene's design
+    ``x``, ``y``, and with ``legibility`` a boolean ``illegible`` per crop and the rule that
+    made it, ``legibility_rule``, see :func:`label_frames`; the scenes and crops are the same
+    either way). Each scene's design
     is drawn from ``mix``, or by ``pick`` (a house deck's enrollment)."""
     from tqdm import tqdm
 
@@ -213,7 +262,7 @@ def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
         frames = propose(img) + jittered_truth_frames(labels, rng)
         if not frames:
             continue
-        y, illegible = label_frames(frames, labels, legibility=True)
+        y, illegible = label_frames(frames, labels, legibility=legibility or True)
         keep = y >= 0
         rej = y == REJECT_INDEX
         keep &= ~rej | (rng.random(len(y)) < 0.5)
@@ -225,6 +274,7 @@ def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
     arrays = {"x": np.concatenate(xs), "y": np.concatenate(ys)}
     if legibility:
         arrays["illegible"] = np.concatenate(ills)
+        arrays["legibility_rule"] = np.array("scene" if legibility is True else legibility)
     np.savez_compressed(out, **arrays)
 
 

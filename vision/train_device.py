@@ -20,7 +20,10 @@ GPU kernels are not bit-for-bit reproducible; the data are. ``--init`` fine-tune
 exported model instead of training from scratch. ``--legibility`` flags, as the chunks are
 rendered, the card-code crops whose suit may not show; ``--soft-illegible`` trains those
 towards their rank with the suits alike and ``--drop-illegible`` leaves them out
-(``models/cards_v4.md``, ninth session, for what each did).
+(``models/cards_v4.md``, ninth session, for what each did). ``--suit-legibility`` flags them
+by where each design prints its index suit instead (:func:`vision.train.suit_illegible`), and
+``--soft-colour`` trains them towards their rank in their colour: half on the code, half on the
+other suit of its colour (``models/cards_v5.md``, twenty-first session).
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def _render_chunk(job: tuple[int, int, str, DesignMix, bool]) -> tuple[str, floa
     import cv2
 
     cv2.setNumThreads(1)
-    scenes, seed, path, mix, legibility = job
+    scenes, seed, path, mix, legibility = job  # legibility: False, True or a rule name
     t0 = time.time()
     out = Path(path)
     if not out.exists():
@@ -67,7 +70,7 @@ def _render_chunk(job: tuple[int, int, str, DesignMix, bool]) -> tuple[str, floa
 
 def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
               deadline: float | None, cal_scenes: int, mix: DesignMix | None = None,
-              legibility: bool = False) -> dict:
+              legibility: bool | str = False) -> dict:
     """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
 
     Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
@@ -214,22 +217,23 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
           device: str, epochs: int | None, train_seconds: float | None, batch: int,
           max_lr: float, reject_fraction: float, init: Path | None = None,
           label_smoothing: float = 0.0, soft_illegible: bool = False,
-          drop_illegible: bool = False) -> dict:
+          drop_illegible: bool = False, soft_colour: bool = False) -> dict:
     """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
 
     From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
     :func:`vision.train.train` does it: its weights loaded, its BatchNorms frozen, and the
     learning rate peaking at 10 % of the steps rather than 25 %. With ``soft_illegible`` (data
     rendered with ``--legibility``) a card-code crop flagged illegible is trained towards its
-    rank with the four suits equally likely (:func:`soft_targets`), not towards its exact code;
-    with ``drop_illegible`` such crops are left out of training.
+    rank with the four suits equally likely (:func:`soft_targets`; ``soft_colour``: the two of
+    its colour), not towards its exact code; with ``drop_illegible`` such crops are left out of
+    training.
     """
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     dev = torch.device(device)
-    x_np, y_np, ill_np = _load(files, soft_illegible or drop_illegible)
+    x_np, y_np, ill_np = _load(files, soft_illegible or drop_illegible or soft_colour)
     if drop_illegible:
         legible = ~(ill_np & (y_np < 52))
         x_np, y_np, ill_np = x_np[legible], y_np[legible], None
@@ -261,7 +265,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
         xb = _augment(x_tr[idx].float() / 255, gen).contiguous(memory_format=torch.channels_last)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
             target = (y_tr[idx] if ill_tr is None
-                      else soft_targets(y_tr[idx], ill_tr[idx], len(CLASSES)))
+                      else soft_targets(y_tr[idx], ill_tr[idx], len(CLASSES), soft_colour))
             loss = lossf(model(xb).float(), target)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -319,10 +323,14 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
             "reject_fraction": reject_fraction}
 
 
-def soft_targets(y, illegible, n_classes: int):  # noqa: ANN001, ANN201 - torch tensors
+def soft_targets(y, illegible, n_classes: int,  # noqa: ANN001, ANN201 - torch tensors
+                 colour: bool = False):
     """Target distributions: one-hot, except for the ``illegible`` card codes, whose four
     suits of the rank share it (the classes run ``AS AH AD AC 2S ...``: a rank's four are
-    consecutive). Tested in ``tests/test_vision_units.py`` (torch is a training extra)."""
+    consecutive), or with ``colour`` the two suits of its colour (spades and clubs, hearts
+    and diamonds: suit ``s`` of a rank and suit ``3 - s``) half each: a small suit symbol
+    still shows its ink's colour. Tested in ``tests/test_vision_units.py`` (torch is a
+    training extra)."""
     import torch
 
     t = torch.nn.functional.one_hot(y, n_classes).float()
@@ -330,7 +338,11 @@ def soft_targets(y, illegible, n_classes: int):  # noqa: ANN001, ANN201 - torch 
     if bool(soft.any()):
         first = (y[soft] // 4) * 4
         rows = torch.zeros(len(first), n_classes, device=y.device)
-        rows.scatter_(1, first[:, None] + torch.arange(4, device=y.device)[None], 0.25)
+        if colour:
+            partner = first + 3 - y[soft] % 4
+            rows.scatter_(1, torch.stack([y[soft], partner], 1), 0.5)
+        else:
+            rows.scatter_(1, first[:, None] + torch.arange(4, device=y.device)[None], 0.25)
         t[soft] = rows
     return t
 
@@ -393,20 +405,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--soft-illegible", action="store_true",
                     help="train illegible card-code crops towards their rank, suits alike "
                          "(data rendered with --legibility)")
+    ap.add_argument("--suit-legibility", action="store_true",
+                    help="render: store which card-code crops are illegible by the suit rule "
+                         "(vision.train.suit_illegible)")
+    ap.add_argument("--soft-colour", action="store_true",
+                    help="train illegible card-code crops towards their rank in their colour, "
+                         "half on each suit of it (data rendered with a legibility rule)")
     ap.add_argument("--drop-illegible", action="store_true",
                     help="leave illegible card-code crops out of training (data rendered with "
                          "--legibility)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     args = ap.parse_args(argv)
-    if args.soft_illegible and args.drop_illegible:
-        ap.error("--soft-illegible and --drop-illegible exclude each other")
+    if sum((args.soft_illegible, args.drop_illegible, args.soft_colour)) > 1:
+        ap.error("--soft-illegible, --soft-colour and --drop-illegible exclude each other")
+    if args.legibility and args.suit_legibility:
+        ap.error("--legibility and --suit-legibility are two rules: pick one")
     if args.use_existing:
         data = existing_data(args.work)
     else:
         data = make_data(args.work, args.scenes, args.chunks, args.seed, args.workers,
                          args.data_deadline, args.cal_scenes, DesignMix.from_args(args),
-                         args.legibility)
+                         "suit" if args.suit_legibility else args.legibility)
     print(json.dumps({"chunks": len(data["train"]),
                       **{k: v for k, v in data.items() if k != "train"}}), flush=True)
     if args.data_only:
@@ -416,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     info = train(data["train"], data["cal"], args.out, log_dir / "train_log.jsonl", args.arch,
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
                  args.max_lr, args.reject_fraction, args.init, args.label_smoothing,
-                 args.soft_illegible, args.drop_illegible)
+                 args.soft_illegible, args.drop_illegible, args.soft_colour)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
