@@ -126,7 +126,8 @@ def _load(files: list[str], legibility: bool = False) -> tuple[np.ndarray, np.nd
     def read(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         with np.load(path) as z:  # zlib lets go of the GIL: the files decompress in parallel
             if legibility and "illegible" not in z:
-                raise ValueError(f"{path} has no illegible flags: render it with --legibility")
+                raise ValueError(f"{path} has no illegible flags: render it with --legibility "
+                                 "or --suit-legibility")
             return z["x"], z["y"], z["illegible"] if legibility else None
 
     with ThreadPoolExecutor(max(1, min(16, len(files)))) as pool:
@@ -404,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
                          "label_frames)")
     ap.add_argument("--soft-illegible", action="store_true",
                     help="train illegible card-code crops towards their rank, suits alike "
-                         "(data rendered with --legibility)")
+                         "(data rendered with a legibility rule)")
     ap.add_argument("--suit-legibility", action="store_true",
                     help="render: store which card-code crops are illegible by the suit rule "
                          "(vision.train.suit_illegible)")
@@ -413,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
                          "half on each suit of it (data rendered with a legibility rule)")
     ap.add_argument("--drop-illegible", action="store_true",
                     help="leave illegible card-code crops out of training (data rendered with "
-                         "--legibility)")
+                         "a legibility rule)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     args = ap.parse_args(argv)
