@@ -1106,6 +1106,55 @@ def test_refine_proposes_later_peaks_nearly_as_strong_as_the_first(monkeypatch, 
     assert len(found) == expected and len(hits) == expected, (found, hits)
 
 
+def test_refine_searches_all_peaks_at_once_as_one_search_per_peak() -> None:
+    """:func:`vision.refine.refine` scores every peak's fine search in one call per step; its
+    moved frames are those of a search per peak, one after another (the form before the
+    twenty-first session, written out here), on the inferred frames of a sample frame."""
+    from dataclasses import replace as moved_to
+    from pathlib import Path
+
+    import vision.refine as rf
+    from vision.proposals import index_frames, outline
+
+    img = cv2.imread(str(Path(__file__).resolve().parent.parent / "sample_images"
+                         / "plastic_000.jpg"))
+    found = outline(img)
+    frames = [f for f in index_frames(found.corners, found.sizes[0], found.paired)
+              if not f.direct]
+    grads = rf.gradients(img)
+    p = np.array([f.point for f in frames])
+    x = np.array([f.x_axis for f in frames])
+    y = np.array([f.y_axis for f in frames])
+    w = np.array([f.width for f in frames])
+    n = len(frames)
+    here, _ = rf._edge_scores(grads, p, x, y, w, np.zeros((n, 1, 2)))
+    coarse, _ = rf._edge_scores(grads, p, x, y, w, np.broadcast_to(rf.COARSE,
+                                                                   (n, *rf.COARSE.shape)))
+    starts, left = [coarse.argmax(1)], coarse
+    for _ in range(rf.SEARCH_PEAKS - 1):
+        gap = np.linalg.norm(rf.COARSE[None] - rf.COARSE[starts[-1]][:, None], axis=2)
+        left = np.where(gap >= rf.PEAK_GAP, left, -1.0)
+        starts.append(left.argmax(1))
+    first = coarse[np.arange(n), starts[0]]
+    expected = []
+    for k, start in enumerate(starts):  # one search per peak
+        sel = (np.arange(n) if k == 0 else
+               np.flatnonzero(coarse[np.arange(n), start] >= rf.PEAK_SHARE * first))
+        rows, best_offset = np.arange(len(sel)), rf.COARSE[start[sel]]
+        for step in rf.FINE:
+            offsets = best_offset[:, None, :] + step[None]
+            fine, points = rf._edge_scores(grads, p[sel], x[sel], y[sel], w[sel], offsets)
+            j = fine.argmax(1)
+            best_offset = offsets[rows, j]
+        ok = (fine[rows, j] >= rf.MIN_EDGE) & (fine[rows, j] >= rf.BETTER_BY * here[sel, 0])
+        ok &= np.hypot(best_offset[:, 0], best_offset[:, 1]) >= rf.MIN_MOVE
+        expected += [moved_to(frames[sel[i]], point=points[i, j[i]]) for i in np.flatnonzero(ok)]
+    got = rf.refine(img, frames, grads)
+    assert n > 20 and len(got) == len(expected) > 10
+    assert all(np.array_equal(a.point, b.point) and a.width == b.width
+               and np.array_equal(a.x_axis, b.x_axis) for a, b in zip(got, expected, strict=True))
+
+
 def test_crops_of_more_candidates_than_one_remap_takes() -> None:
     """A frame can have more candidates than one remap call samples (its maps must stay under
     32767 rows: 910 crops); each crop is the same however many are cut at once."""
