@@ -115,3 +115,35 @@ def test_get_design_measures_are_cached_per_name() -> None:
     first = suit_span("proc:3:17")
     assert suit_span("proc:3:17") == first and suit_span.cache_info().hits == 1
     assert measure(get_design("proc:3:17")) == first
+
+
+def test_crop_ranking_benchmark_makes_a_crop_file_and_ranks_readers(tmp_path, capsys) -> None:
+    """benchmarks/crop_ranking.py renders crops labelled by the suit rule (two scenes of a
+    Hershey deck here), then per reader counts sure right and wrong reads and the right reads
+    before the k-th wrong one, for all, legible and illegible crops, and the oracle pair of
+    thresholds; its two counting functions pass their doctests; no model is refused."""
+    import doctest
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("crop_ranking",
+                                                  root / "benchmarks" / "crop_ranking.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert doctest.testmod(mod).failed == 0
+    crops = tmp_path / "c.npz"
+    assert mod.main(["--make", str(crops), "--designs", "proc:0:1053", "--scenes", "2",
+                     "--seed", "3"]) == 0
+    with np.load(crops) as z:
+        assert str(z["legibility_rule"]) == "suit" and len(z["illegible"]) == len(z["y"])
+        n_card = int((z["y"] < 52).sum())
+    assert mod.main([str(crops), str(root / "models" / "cards_v5.onnx")]) == 0
+    out = capsys.readouterr().out
+    assert f"{n_card} card-code crops" in out
+    sizes = [int(v) for v in re.findall(r"n=\s*(\d+)", out)]
+    assert sizes[0] == n_card and sizes[1] + sizes[2] == n_card
+    assert "one threshold / oracle pair" in out
+    with pytest.raises(SystemExit):
+        mod.main([str(crops)])
