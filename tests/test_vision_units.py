@@ -1155,6 +1155,30 @@ def test_refine_searches_all_peaks_at_once_as_one_search_per_peak() -> None:
                and np.array_equal(a.x_axis, b.x_axis) for a, b in zip(got, expected, strict=True))
 
 
+def test_corners_of_many_contours_at_once_are_those_of_each_alone() -> None:
+    """``_contour_corners`` scores the points of all contours together, each against its own
+    contour (indices wrap within it): its corners, in order, are those of the contours one at
+    a time, for both arms, on the card mask of a sample frame."""
+    from pathlib import Path
+
+    from vision import proposals
+
+    img = cv2.imread(str(Path(__file__).resolve().parent.parent / "sample_images"
+                         / "plastic_000.jpg"))
+    contours, _ = cv2.findContours(proposals.card_mask(img), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_NONE)
+    for arm in (5, 8):
+        pts = [c.reshape(-1, 2).astype(np.float64) for c in contours if len(c) >= 6 * arm]
+        orients = [1.0 if k % 2 else -1.0 for k in range(len(pts))]
+        together = proposals._contour_corners(pts, arm, orients, list(range(len(pts))))
+        alone = [c for k, p in enumerate(pts)
+                 for c in proposals._contour_corners([p], arm, [orients[k]], [k])]
+        assert len(pts) >= 3 and len(together) == len(alone) > 4
+        assert all(np.array_equal(a.point, b.point) and a.region == b.region
+                   and np.array_equal(a.x_axis, b.x_axis)
+                   for a, b in zip(together, alone, strict=True))
+
+
 def test_crops_of_more_candidates_than_one_remap_takes() -> None:
     """A frame can have more candidates than one remap call samples (its maps must stay under
     32767 rows: 910 crops); each crop is the same however many are cut at once."""

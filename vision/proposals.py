@@ -235,11 +235,13 @@ def find_corners(mask: np.ndarray, arm_px: float = 10.0, min_area_px: float = 60
     """
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     arms_px = (arm_px, *extra_arms_px)
-    found: list[list[Corner]] = [[] for _ in arms_px]
     longest: list[float] = []
     inv = 1.0 / MASK_SCALE
     arms = [max(3, int(round(a * MASK_SCALE / 2))) for a in arms_px]
     min_area = min_area_px * MASK_SCALE**2
+    # per arm, the contours long enough for it, with their orientations and region numbers
+    batches: list[tuple[list[np.ndarray], list[float], list[int]]] = [([], [], [])
+                                                                     for _ in arms]
     for ci, cnt in enumerate(contours):
         if cv2.contourArea(cnt) < min_area or len(cnt) < 6 * min(arms):
             longest.append(0.0)
@@ -254,9 +256,13 @@ def find_corners(mask: np.ndarray, arm_px: float = 10.0, min_area_px: float = 60
             longest.append(float(np.sqrt((steps * steps).sum(1)).max()) * inv)
         xs, ys = pts[:, 0], pts[:, 1]
         orient = np.sign(np.dot(xs, np.roll(ys, -1)) - np.dot(np.roll(xs, -1), ys)) or 1.0
-        for out, arm in zip(found, arms, strict=True):
+        for batch, arm in zip(batches, arms, strict=True):
             if len(cnt) >= 6 * arm:
-                out += _contour_corners(pts, arm, orient, ci)
+                batch[0].append(pts)
+                batch[1].append(orient)
+                batch[2].append(ci)
+    found = [_contour_corners(batch[0], arm, batch[1], batch[2])
+             for batch, arm in zip(batches, arms, strict=True)]
     corners = found[0]
     for more in found[1:]:
         known = np.array([c.point for c in corners]).reshape(-1, 2)
@@ -265,33 +271,56 @@ def find_corners(mask: np.ndarray, arm_px: float = 10.0, min_area_px: float = 60
     return corners, longest
 
 
-def _contour_corners(pts: np.ndarray, arm: int, orient: float, region: int) -> list[Corner]:
-    """:func:`find_corners` on one contour ``pts`` (mask pixels) with ``arm`` steps."""
-    n = len(pts)
+def _contour_corners(contours: list[np.ndarray], arm: int, orients: list[float],
+                     regions: list[int]) -> list[Corner]:
+    """:func:`find_corners` with ``arm`` steps on contours ``contours`` (mask pixels, each at
+    least ``6 * arm`` points) of orientations ``orients`` and region numbers ``regions``, all
+    at once: every point is scored against the points ``arm`` steps around it on its own
+    contour (indices wrap within each contour), so the corners, and their order (by contour,
+    then along it), are those of one contour at a time, with a few dozen numpy calls a frame
+    instead of a few dozen a contour."""
+    if not contours:
+        return []
     inv = 1.0 / MASK_SCALE
     tip = max(1, arm // 3)
-    back = np.roll(pts, arm, axis=0) - pts
-    fwd = np.roll(pts, -arm, axis=0) - pts
+    lengths = np.array([len(c) for c in contours])
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    pts = np.concatenate(contours)
+    contour = np.repeat(np.arange(len(contours)), lengths)
+    base, n = starts[contour], lengths[contour]
+    local = np.arange(len(pts)) - base
+
+    def along(index: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        """Global indices of the points ``steps`` after the points ``index`` on their own
+        contours (``steps`` broadcast against ``index[:, None]``)."""
+        return (base[index][:, None] + (local[index][:, None] + steps)
+                % n[index][:, None])
+
+    every = np.arange(len(pts))
+    back = pts[along(every, np.array([-arm]))[:, 0]] - pts
+    fwd = pts[along(every, np.array([arm]))[:, 0]] - pts
     nb = np.linalg.norm(back, axis=1) + 1e-9
     nf = np.linalg.norm(fwd, axis=1) + 1e-9
     cosang = np.sum(back * fwd, axis=1) / (nb * nf)
-    turn = -_cross(back, fwd) * orient  # > 0 where the outline turns convexly
+    turn = -_cross(back, fwd) * np.asarray(orients, np.float64)[contour]  # > 0: convex turn
     score = np.where((np.abs(cosang) < 0.57) & (turn > 0), -np.abs(cosang) + 1, 0.0)
-    # keep local maxima of the score along the contour
-    wrapped = np.concatenate([score[-arm:], score, score[:arm]])
-    win = np.lib.stride_tricks.sliding_window_view(wrapped, 2 * arm + 1).max(1)
+    # keep local maxima of the score along each contour
+    win = score[along(every, np.arange(-arm, arm + 1))].max(1)
     peaks = np.nonzero((score > 0) & (score >= win))[0]
-    kept, last = [], -10 * arm
-    for k in peaks.tolist():  # the first of peaks closer than an arm apart
-        if k - last >= arm:
-            kept.append(k)
+    kept, last, last_contour = [], 0, -1
+    for g, c, k in zip(peaks.tolist(), contour[peaks].tolist(), local[peaks].tolist(),
+                       strict=True):
+        if c != last_contour:
+            last, last_contour = -10 * arm, c
+        if k - last >= arm:  # the first of peaks closer than an arm apart
+            kept.append(g)
             last = k
     if not kept:
         return []
     ks = np.array(kept)
     run = np.arange(tip, 2 * arm + 1)
-    before = pts[(ks[:, None] - run[None, :]) % n]  # (K, m, 2), away from the corner
-    after = pts[(ks[:, None] + run[None, :]) % n]
+    before = pts[along(ks, -run[None, :])]  # (K, m, 2), away from the corner
+    after = pts[along(ks, run[None, :])]
     da, db = _arm_directions(before), _arm_directions(after)
     # the two fitted edges cross at before[0] + t * da = after[0] + s * db
     det = db[:, 0] * da[:, 1] - da[:, 0] * db[:, 1]
@@ -306,7 +335,7 @@ def _contour_corners(pts: np.ndarray, arm: int, orient: float, region: int) -> l
         if ax[0] * bx[1] - ax[1] * bx[0] < 0:
             ax, bx = bx, ax
         corners.append(Corner(point=(cross_at[i] + 0.5) * inv - 0.5, x_axis=ax, y_axis=bx,
-                              len_x=0.0, len_y=0.0, region=region))
+                              len_x=0.0, len_y=0.0, region=regions[contour[ks[i]]]))
     return corners
 
 
