@@ -29,7 +29,8 @@ from vision.designs import CardDesign, get_design
 CODES = ("2S", "5H", "8D", "4C", "6S", "9H", "3D", "7C")
 #: The index region searched, in card widths (u across, v down from the top-left corner).
 REGION_U, REGION_V = 0.3, 0.62
-#: A pixel is ink when it differs from the card stock by at least this (sum of |BGR| steps).
+#: A pixel is ink when it differs from the card stock by at least this (summed over the three
+#: colour channels).
 INK_STEP = 120
 #: Ink blobs smaller than this share of the region are specks (anti-aliasing, a border's dots).
 MIN_BLOB = 0.002
@@ -62,9 +63,9 @@ def _blobs(face: np.ndarray) -> list[tuple[int, int, int, int]]:
 
 
 def _suit_of(blobs: list[tuple[int, int, int, int]]) -> tuple[int, int] | None:
-    """(top, bottom) in pixels of the suit symbol under the rank: the rank is the top blob
-    nearest the left edge that is taller than wide-ish text, and the suit the first blob that
-    starts below the rank's middle and overlaps it across."""
+    """(top, bottom) in pixels of the suit symbol under the rank: the rank is the blob
+    nearest the corner (least x + y) among the three top-most, and the suit the highest blob
+    that starts below the rank's middle and overlaps it across; ``None`` without one."""
     if len(blobs) < 2:
         return None
     # the rank: among the three top-most blobs, the one nearest the corner
@@ -94,8 +95,3 @@ def suit_span(name: str) -> tuple[float, float]:
     """:func:`measure` of the design called ``name`` (:func:`vision.designs.get_design`)."""
     return measure(get_design(name))
 
-
-def suit_height(name: str) -> float:
-    """The index suit symbol's height in card widths (NaN when none was found)."""
-    top, bottom = suit_span(name)
-    return bottom - top

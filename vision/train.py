@@ -58,11 +58,10 @@ LEGIBLE_BLUR = 0.025
 #: that symbol (:mod:`vision.indexsuit`): illegible when the symbol is under this many image
 #: pixels tall (a heart and a diamond of 4 px differ by a pixel or two) ...
 SUIT_MIN_PX = 5.0
-#: ... when the scene's blur (:func:`scene_blur_px`) exceeds this share of the symbol's
-#: height ...
+#: ... or when the scene's blur (:func:`scene_blur_px`) exceeds this share of the symbol's
+#: height (and as :func:`suit_illegible` says).
 SUIT_BLUR_SHARE = 0.25
-#: ... when the crop reaches less far down the card than the symbol's middle, or when less of
-#: the index region is visible than :data:`LEGIBLE_VISIBLE` (as the scene rule).
+#: The rules :func:`label_frames` knows.
 LEGIBILITY_RULES = ("scene", "suit")
 
 
@@ -78,7 +77,10 @@ def suit_illegible(suit_span: tuple[float, float], card_w: float, frame_w: float
     """The suit rule (:data:`SUIT_MIN_PX`): whether a crop of frame width ``frame_w`` on a
     card ``card_w`` pixels wide whose design prints its index suit at ``suit_span`` (top,
     bottom in card widths; NaN when unknown: illegible), ``visible`` of its index region
-    showing, in a scene blurred by ``blur`` pixels, may not show the suit.
+    showing, in a scene blurred by ``blur`` pixels, may not show the suit: the symbol is
+    under :data:`SUIT_MIN_PX` tall, blurred by more than :data:`SUIT_BLUR_SHARE` of its
+    height, its middle below the crop's reach (:data:`vision.crops.V1` of the frame width),
+    or less of the index region visible than :data:`LEGIBLE_VISIBLE` (as the scene rule).
 
     >>> suit_illegible((0.25, 0.36), 60.0, 60.0, 1.0, 0.0)   # 6.6 px, sharp
     False

@@ -53,7 +53,7 @@ from vision.train import (
 )
 
 
-def _render_chunk(job: tuple[int, int, str, DesignMix, bool]) -> tuple[str, float]:
+def _render_chunk(job: tuple[int, int, str, DesignMix, bool | str]) -> tuple[str, float]:
     """Worker: render one seeded chunk into ``path`` (written whole, then renamed)."""
     import cv2
 
