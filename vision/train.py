@@ -32,8 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.codes import CLASS_INDEX, CLASSES, FACE_DOWN_INDEX, REJECT_INDEX
-from vision.crops import CROP_H, CROP_W, extract_crops
+from vision.crops import CROP_H, CROP_W, V1, extract_crops
 from vision.designs import LEGACY_TRAIN_AISLERIOT, TRAIN_AISLERIOT
+from vision.indexsuit import suit_span
 from vision.procedural import (
     EXTRA_TTF_FAMILIES,
     HELD_IN_EXTRA_FAMILIES,
@@ -72,10 +73,10 @@ def scene_blur_px(labels: dict) -> float:
                float(applied.get("motion_blur_px", 0)) / 3.0)
 
 
-def suit_illegible(suit_span: tuple[float, float], card_w: float, frame_w: float,
+def suit_illegible(span: tuple[float, float], card_w: float, frame_w: float,
                    visible: float, blur: float) -> bool:
     """The suit rule (:data:`SUIT_MIN_PX`): whether a crop of frame width ``frame_w`` on a
-    card ``card_w`` pixels wide whose design prints its index suit at ``suit_span`` (top,
+    card ``card_w`` pixels wide whose design prints its index suit at ``span`` (top,
     bottom in card widths; NaN when unknown: illegible), ``visible`` of its index region
     showing, in a scene blurred by ``blur`` pixels, may not show the suit: the symbol is
     under :data:`SUIT_MIN_PX` tall, blurred by more than :data:`SUIT_BLUR_SHARE` of its
@@ -91,9 +92,7 @@ def suit_illegible(suit_span: tuple[float, float], card_w: float, frame_w: float
     >>> suit_illegible((0.25, 0.36), 60.0, 36.0, 1.0, 0.0)   # the crop stops at 0.29
     True
     """
-    from vision.crops import V1
-
-    top, bottom = suit_span
+    top, bottom = span
     if not np.isfinite(top) or not np.isfinite(bottom):
         return True
     height_px = (bottom - top) * card_w
@@ -115,8 +114,6 @@ def label_frames(frames: list[IndexFrame], labels: dict,
     illegible = np.zeros(len(frames), bool)
     blur = scene_blur_px(labels)
     if rule == "suit":
-        from vision.indexsuit import suit_span
-
         span = suit_span(labels["design"])
     cards = labels["cards"]
     for i, f in enumerate(frames):
