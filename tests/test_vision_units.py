@@ -414,6 +414,49 @@ def test_quantised_classifier_agrees_with_the_float_one(tmp_path) -> None:
     assert len(crops) > 300 and agree > 0.97, agree
 
 
+def test_the_padded_first_convolution_reads_bit_for_bit_alike(tmp_path) -> None:
+    """vision.quantize pads an int8 reader's three input channels to four (zeros, read by
+    zero weights: a faster integer convolution) without changing one bit of its output on
+    real candidate crops; the bundled reader is so padded, and reads back into torch (the
+    start of every fine-tune) with its three channels. Needs the ``train`` extra."""
+    onnx = pytest.importorskip("onnx")
+    import json
+    from pathlib import Path
+
+    from onnx import numpy_helper
+
+    from vision.evaluate import labelled_images
+    from vision.quantize import PADDED_CHANNELS, pad_first_conv, quantize
+    from vision.recognize import DEFAULT_MODEL, MODEL_DIR, Recognizer, load_image
+    from vision.train import onnx_weights
+
+    def first_kernel(path: Path) -> np.ndarray:
+        graph = onnx.load(str(path)).graph
+        inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+        assert graph.input[0].type.tensor_type.shape.dim[1].dim_value == 3
+        return next(v for k, v in inits.items() if v.ndim == 4)  # the first kernel stored
+
+    samples = Path(__file__).resolve().parent.parent / "sample_images"
+    crops = np.concatenate([extract_crops(img, propose(img)) for img in
+                            (load_image(i) for i, _ in labelled_images(samples)[:4])])
+    data = tmp_path / "crops.npz"
+    np.savez(data, x=(crops * 255).round().astype(np.uint8), y=np.zeros(len(crops), np.int64))
+    plain, padded = tmp_path / "plain.onnx", tmp_path / "padded.onnx"
+    quantize(MODEL_DIR / "cards_v1.onnx", plain, data, samples=300, pad=False)
+    assert pad_first_conv(plain, padded) and not pad_first_conv(padded, tmp_path / "again.onnx")
+    assert not pad_first_conv(MODEL_DIR / "cards_v1.onnx", tmp_path / "float.onnx")  # float
+    assert first_kernel(plain).shape[1] == 3 and first_kernel(padded).shape[1] == PADDED_CHANNELS
+    for path in (plain, padded):
+        path.with_suffix(".json").write_text(json.dumps({"classes": list(CLASSES)}))
+    assert np.array_equal(Recognizer(plain).classify(crops), Recognizer(padded).classify(crops))
+    # the bundled reader: padded, and its weights read back as those of three channels
+    kernel = first_kernel(DEFAULT_MODEL)
+    assert kernel.shape[1] == PADDED_CHANNELS and not kernel[:, 3:].any()
+    graph, weights = onnx_weights(DEFAULT_MODEL)
+    first = next(n for n in graph.node if n.op_type == "Conv")
+    assert weights[first.input[1]].shape[1] == 3
+
+
 def test_rendering_is_the_same_in_every_interpreter_run() -> None:
     """Training data must be reproducible: two interpreters with different string-hash seeds
     render a procedural deck's scene (court cards included) to the same pixels."""

@@ -389,7 +389,23 @@ def onnx_weights(path: Path) -> tuple:
     graph = onnx.load(str(path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     weights.update(_dequantized(graph, weights))
+    _trim_padded_input(graph, weights)
     return graph, weights
+
+
+def _trim_padded_input(graph, weights: dict[str, np.ndarray]) -> None:  # noqa: ANN001
+    """The first convolution's kernel in ``weights`` cut back to the model input's channels:
+    :func:`vision.quantize.pad_first_conv` pads a reader's input with channels of zeros,
+    read by zero weights, which a model built by :func:`build_model` does not have."""
+    channels = graph.input[0].type.tensor_type.shape.dim[1].dim_value
+    first = next((n for n in graph.node if n.op_type == "Conv"), None)
+    if first is None or not channels:
+        return
+    kernel = weights[first.input[1]]
+    if kernel.shape[1] > channels:
+        if np.any(kernel[:, channels:]):
+            raise ValueError(f"{first.name}: input channels beyond {channels} carry weights")
+        weights[first.input[1]] = kernel[:, :channels]
 
 
 def _dequantized(graph, weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
