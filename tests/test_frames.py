@@ -190,3 +190,34 @@ def test_a_mirrored_frame_in_which_a_card_reads_is_flagged_too(recognizer: Recog
     result = recognizer.recognize(mirrored)
     assert result["cards"] == [] and result["warning"] == MIRRORED
     assert "warning" not in recognizer.recognize(img)
+
+
+def test_the_mirror_check_reuses_the_reads_outline_and_looks(recognizer: Recognizer,
+                                                             frame: np.ndarray,
+                                                             monkeypatch) -> None:  # noqa: ANN001
+    """:meth:`Recognizer.recognize` hands the mirror check the outline and first looks that
+    reading the frame made: the check then traces only the flipped picture's outline, and
+    decides as it does from scratch, for a mirrored frame and for a plain one (whose looks
+    are the pick-size looks of more than one size hypothesis, or none)."""
+    import vision.recognize as rec_mod
+
+    traced: list[np.ndarray] = []
+    real_outline = rec_mod.outline
+
+    def tracing(f: np.ndarray):  # noqa: ANN202
+        traced.append(f)
+        return real_outline(f)
+
+    for img in (cv2.flip(frame, 1), frame):
+        reads, found, looks = recognizer._read(img)
+        assert [(r.cls, r.prob) for r in reads] == [(r.cls, r.prob) for r in recognizer.read(img)]
+        traced.clear()
+        monkeypatch.setattr(rec_mod, "outline", tracing)
+        reused = recognizer.looks_mirrored(img, found, looks)
+        assert len(traced) == 1 and not np.array_equal(traced[0], img)  # the flipped one only
+        traced.clear()
+        assert recognizer.looks_mirrored(img) == reused
+        # from scratch the frame itself is traced too, unless the flipped one decided alone
+        assert len(traced) == 2 or not reused
+        monkeypatch.setattr(rec_mod, "outline", real_outline)
+    assert recognizer.looks_mirrored(cv2.flip(frame, 1), *recognizer._read(cv2.flip(frame, 1))[1:])

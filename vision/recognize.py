@@ -264,11 +264,11 @@ class Recognizer:
         every face-up card is refused and the result carries a ``"warning"`` saying why."""
         t0 = time.perf_counter()
         img = as_bgr(img)
-        reads = self.read(img)
+        reads, found, looks = self._read(img)
         result = self.merge(reads)
         if not has_colour(img) or (result["cards"] and colour_follows_brightness(img)):
             result = refuse_codes(result)
-        elif self.few_cards(reads, result) and self.looks_mirrored(img):
+        elif self.few_cards(reads, result) and self.looks_mirrored(img, found, looks):
             result = refuse_codes(result, MIRRORED)
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
@@ -295,32 +295,41 @@ class Recognizer:
             return True
         return len(self.merge(reads, self.seen_threshold)["cards"]) <= MIRROR_CHECK_CARDS
 
-    def looks_mirrored(self, img: np.ndarray) -> bool:
+    def looks_mirrored(self, img: np.ndarray, found: Outline | None = None,
+                       looks: list[np.ndarray] | None = None) -> bool:
         """Whether ``img`` is a mirror image of the table: its outline corners, cut as index
         corners, read surely (:data:`SIZE_SURE`) at least :data:`MIRROR_MIN_SURE` times and
         :data:`MIRROR_FACTOR` times as often in the picture flipped left to right as in the
         picture itself. A mirrored index reads as almost nothing (a few mirror-symmetric
         glyphs, placed on the wrong card), so a mirrored camera would otherwise show only as
         a table with no cards, or few. :meth:`recognize` asks this of a frame that reports at
-        most :data:`MIRROR_CHECK_CARDS` cards (two outline passes and a few dozen crops more:
-        12-14 ms a 720p frame)."""
-        def sure(frame: np.ndarray) -> int:
-            found = outline(frame)
+        most :data:`MIRROR_CHECK_CARDS` cards (an outline pass of the flipped picture and a
+        few dozen crops more: 6-8 ms a 720p frame), passing the outline of ``img`` (``found``)
+        and the first looks at its corners (``looks``, one per size hypothesis) that
+        :meth:`read` made, where it made them."""
+        def sure(frame: np.ndarray, found: Outline | None = None,
+                 looks: list[np.ndarray] | None = None) -> int:
+            found = outline(frame) if found is None else found
             if not found.sizes:
                 return 0
-            return max(_sure_counts([
-                self.first_look(extract_crops(frame, index_frames(found.corners, size,
-                                                                  direct_only=True)))
-                for size in found.sizes]))
+            if not looks:
+                looks = [self.first_look(extract_crops(frame, index_frames(
+                    found.corners, size, direct_only=True))) for size in found.sizes]
+            return max(_sure_counts(looks))
 
         flipped = sure(cv2.flip(img, 1))
-        return flipped >= MIRROR_MIN_SURE and flipped >= MIRROR_FACTOR * sure(img)
+        return flipped >= MIRROR_MIN_SURE and flipped >= MIRROR_FACTOR * sure(img, found, looks)
 
     def read(self, img: np.ndarray) -> list[_Read]:
         """Every candidate index corner with its best class and probability (no threshold)."""
+        return self._read(img)[0]
+
+    def _read(self, img: np.ndarray) -> tuple[list[_Read], Outline, list[np.ndarray]]:
+        """:meth:`read`, with the frame's outline and :meth:`_pick_size`'s first looks at its
+        corners (for :meth:`looks_mirrored`)."""
         found = outline(img)
         if not found.sizes:  # no card outline: no candidate, and no gradients to make
-            return []
+            return [], found, []
         size, direct = self._pick_size(img, found)
         grads = gradients(img)
         frames = propose(img, found=found, size=size, grads=grads)
@@ -341,7 +350,7 @@ class Recognizer:
                     img, walked, self.first_look(extract_crops(img, walked)))])
         place = placement_scale(found, size, direct)
         return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f, place)
-                for p, f in zip(probs, frames, strict=True)]
+                for p, f in zip(probs, frames, strict=True)], found, direct
 
     def pick_size(self, img: np.ndarray, found: Outline) -> int:
         """Which card-size hypothesis of ``found`` to read the frame at (index into
