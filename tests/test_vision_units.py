@@ -1366,3 +1366,42 @@ def test_few_cards_for_the_mirror_check_are_counted_at_the_seen_threshold() -> N
     rec.seen_threshold = 0.998
     assert rec.few_cards(reads, result)
     assert not rec.few_cards(reads, rec.merge(reads, 0.99))  # three reported
+
+
+def test_card_size_near_all_is_the_median_of_the_serving_measurements() -> None:
+    """:meth:`CardSize.near_all` (all points at once) gives, to the bit, what one np.median
+    per point over its serving measurements gives: the three nearest within three card
+    heights that agree with the frame's size and aspect, else the frame's size. Random
+    layouts cover one, two, three and no serving measurement, and ties."""
+    from vision.proposals import CardSize
+
+    def one_by_one(size: CardSize, points: np.ndarray) -> list[tuple[float, float]]:
+        fallback = (size.height / size.aspect, size.height)
+        out = []
+        for p in points:
+            d = np.linalg.norm(size.at - p, axis=1)
+            near = np.argsort(d)[:3]
+            h, w = size.wh[near, 1], size.wh[near, 0]
+            near = near[(d[near] < 3 * size.height) & (h > 0.75 * size.height)
+                        & (h < 1.33 * size.height) & (np.abs(h / w - size.aspect) < 0.15)]
+            out.append(tuple(float(v) for v in np.median(size.wh[near], axis=0))
+                       if len(near) else fallback)
+        return out
+
+    rng = np.random.default_rng(5)
+    counts = set()
+    for trial in range(200):
+        m = int(rng.integers(1, 7))
+        at = rng.uniform(0, 900, (m, 2))
+        h = rng.uniform(70, 130, m)
+        if trial % 5 == 0:
+            h[:] = 100.0  # ties
+        wh = np.stack([h / rng.uniform(1.3, 1.6, m), h], 1)
+        size = CardSize(100.0, 1.45, at, wh, float(m))
+        points = rng.uniform(-200, 1100, (12, 2))
+        assert size.near_all(list(points)) == one_by_one(size, points)
+        for p in points:
+            d = np.linalg.norm(at - p, axis=1)
+            counts.add(int((d < 300).sum() > 0))
+    assert size.near_all([]) == []
+    assert counts == {0, 1}

@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -247,8 +246,8 @@ class Recognizer:
         if not len(again):
             return probs
         others = [s for s in self.look_scales if s != 1.0]
-        looks = [replace(frames[i], width=frames[i].width * s, height=frames[i].height * s)
-                 for s in others for i in again]
+        looks = [IndexFrame(f.point, f.x_axis, f.y_axis, f.width * s, f.height * s, f.direct)
+                 for s in others for f in (frames[i] for i in again)]
         more = list(self.classify(extract_crops(img, looks)).reshape(len(others),
                                                                      len(again), -1))
         more.insert(self.look_scales.index(1.0), probs[again])
@@ -349,8 +348,11 @@ class Recognizer:
                 probs = np.concatenate([probs, self.second_look(
                     img, walked, self.first_look(extract_crops(img, walked)))])
         place = placement_scale(found, size, direct)
-        return [_Read(int(p.argmax()), float(p.max()), float(p[:52].sum()), f, place)
-                for p, f in zip(probs, frames, strict=True)], found, direct
+        # the best class, its probability and the code mass of every candidate in three
+        # numpy calls, not three a candidate (the same numbers: each row summed alike)
+        best, mass = probs.max(1).tolist(), probs[:, :52].sum(1).tolist()
+        return [_Read(c, p, m, f, place) for c, p, m, f in zip(
+            probs.argmax(1).tolist(), best, mass, frames, strict=True)], found, direct
 
     def pick_size(self, img: np.ndarray, found: Outline) -> int:
         """Which card-size hypothesis of ``found`` to read the frame at (index into
