@@ -1405,3 +1405,28 @@ def test_card_size_near_all_is_the_median_of_the_serving_measurements() -> None:
             counts.add(int((d < 300).sum() > 0))
     assert size.near_all([]) == []
     assert counts == {0, 1}
+
+
+def test_paired_speed_benchmark_times_two_trees_frame_by_frame(tmp_path, capsys) -> None:
+    """benchmarks/paired_speed.py times each frame in both trees' own processes (each
+    importing its own ``vision``) and prints both medians and the per-frame ratio; a
+    directory that is not a source tree is refused, not timed as the installed one."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("paired_speed",
+                                                  root / "benchmarks" / "paired_speed.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    first, second = mod.paired_times(root, root, root / "sample_images", frames=3, reps=2,
+                                     core=0)
+    assert first.shape == second.shape == (6,) and (first > 0).all() and (second > 0).all()
+    assert mod.main([str(root), str(root), str(root / "sample_images"), "--frames", "2",
+                     "--reps", "1"]) == 0
+    line = capsys.readouterr().out
+    assert re.search(r"^2 paired frames: first median [\d.]+ ms .* ratio second / first "
+                     r"[\d.]+$", line.strip()), line
+    with pytest.raises(RuntimeError, match="did not start"):
+        mod.paired_times(tmp_path, root, root / "sample_images", frames=1, reps=1, core=0)
