@@ -1430,3 +1430,52 @@ def test_paired_speed_benchmark_times_two_trees_frame_by_frame(tmp_path, capsys)
                      r"[\d.]+$", line.strip()), line
     with pytest.raises(RuntimeError, match="did not start"):
         mod.paired_times(tmp_path, root, root / "sample_images", frames=1, reps=1, core=0)
+
+
+def test_dedupe_keeps_what_the_all_pairs_test_keeps() -> None:
+    """``_dedupe`` tests only pairs within reach along x (found by sorting); it keeps exactly
+    the frames that testing all n x n pairs keeps, on random clusters of near copies (ties in
+    x included) and on the proposals of the sample frames."""
+    from pathlib import Path
+
+    from vision.evaluate import labelled_images
+    from vision.proposals import _dedupe
+    from vision.recognize import load_image
+
+    def all_pairs(frames: list[IndexFrame]) -> list[IndexFrame]:
+        pts = np.array([f.point for f in frames])
+        xs = np.array([f.x_axis for f in frames])
+        widths = np.array([f.width for f in frames])
+        dx = pts[:, None, 0] - pts[None, :, 0]
+        dy = pts[:, None, 1] - pts[None, :, 1]
+        clash = np.triu((dx * dx + dy * dy < (0.1 * widths[None, :]) ** 2)
+                        & (xs @ xs.T > 0.9), 1)
+        keep = np.ones(len(frames), bool)
+        for j in range(len(frames)):
+            if clash[:j, j][keep[:j]].any():
+                keep[j] = False
+        return [f for f, k in zip(frames, keep, strict=True) if k]
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n = int(rng.integers(1, 120))
+        centres = rng.uniform(0, 600, (int(rng.integers(1, 12)), 2))
+        pts = centres[rng.integers(0, len(centres), n)] + rng.normal(0, 6, (n, 2))
+        if trial % 4 == 0:
+            pts[:, 0] = np.round(pts[:, 0] / 5) * 5  # ties along x
+        angles = rng.choice([0.0, 0.3, 0.5, np.pi / 2, np.pi], n) + rng.normal(0, 0.05, n)
+        frames = [IndexFrame(p, np.array([np.cos(a), np.sin(a)]),
+                             np.array([-np.sin(a), np.cos(a)]), float(w), 1.4 * float(w),
+                             bool(d))
+                  for p, a, w, d in zip(pts, angles, rng.uniform(40, 120, n),
+                                        rng.integers(0, 2, n), strict=True)]
+        kept = _dedupe(frames)
+        assert [id(f) for f in kept] == [id(f) for f in all_pairs(frames)]
+        assert len(kept) < n or trial % 10  # most trials drop some
+    samples = Path(__file__).resolve().parent.parent / "sample_images"
+    for image, _ in labelled_images(samples)[:3]:
+        frames = propose(load_image(image), refine_inferred=False)
+        doubled = frames + frames[::2]  # every other frame again: the copies must go
+        assert [id(f) for f in _dedupe(doubled)] == [id(f) for f in all_pairs(doubled)]
+        assert len(_dedupe(doubled)) <= len(frames)
+    assert _dedupe([]) == []

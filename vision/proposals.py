@@ -643,25 +643,50 @@ def _solid_share(solid: np.ndarray, p: np.ndarray, axes: np.ndarray,
 
 
 def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
-    """Drop frames within 0.1 card widths and ~25 degrees of an earlier one (order = priority)."""
+    """Drop frames within 0.1 card widths and ~25 degrees of an earlier one (order = priority).
+
+    Frame j is a near copy of an earlier frame i when their points lie within 0.1 of frame
+    j's width and their x axes within ~25 degrees (dot product above 0.9). Only pairs within
+    the widest frame's reach along x are tested (found by sorting), not all n x n of some
+    hundreds; then the frames with an earlier near copy are decided in order: one is dropped
+    when a frame it copies was kept."""
     if not frames:
         return []
     pts = np.array([f.point for f in frames])
     xs = np.array([f.x_axis for f in frames])
     widths = np.array([f.width for f in frames])
-    # clash[i, j]: frame j is a near copy of frame i (judged at frame j's size)
-    dx = pts[:, None, 0] - pts[None, :, 0]
-    dy = pts[:, None, 1] - pts[None, :, 1]
-    near = dx * dx + dy * dy < (0.1 * widths[None, :]) ** 2
-    clash = near & (xs @ xs.T > 0.9)
-    clash = np.triu(clash, 1)  # only earlier frames can displace a later one
+    first, later = _pairs_within(pts[:, 0], 0.1 * float(widths.max()) * 1.001)
+    dx = pts[first, 0] - pts[later, 0]
+    dy = pts[first, 1] - pts[later, 1]
+    near = dx * dx + dy * dy < (0.1 * widths[later]) ** 2
+    turned = xs[first, 0] * xs[later, 0] + xs[first, 1] * xs[later, 1] > 0.9
+    first, later = first[near & turned], later[near & turned]
     keep = np.ones(len(frames), bool)
-    # a frame with no earlier near copy at all stays whatever was kept; only the others are
-    # decided in order (a few dozen of some hundreds)
-    for j in np.flatnonzero(clash.any(0)):
-        if clash[:j, j][keep[:j]].any():
-            keep[j] = False
+    if len(later):
+        by_later = np.lexsort((first, later))
+        first, later = first[by_later], later[by_later]
+        copies, starts = np.unique(later, return_index=True)
+        for j, earlier in zip(copies, np.split(first, starts[1:]), strict=True):
+            if keep[earlier].any():
+                keep[j] = False
     return [f for f, k in zip(frames, keep, strict=True) if k]
+
+
+def _pairs_within(values: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(i, j)``, ``i < j``, of ``values`` at most ``reach`` apart.
+
+    >>> [a.tolist() for a in _pairs_within(np.array([0.0, 5.0, 1.0, 9.0]), 1.5)]
+    [[0], [2]]
+    """
+    order = np.argsort(values, kind="stable")
+    ranked = values[order]
+    end = np.searchsorted(ranked, ranked + reach, side="right")
+    start = np.arange(len(ranked)) + 1  # each pair once: the partner later in the ranking
+    counts = np.maximum(end - start, 0)
+    a = np.repeat(np.arange(len(ranked)), counts)
+    b = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + start[a]
+    i, j = order[a], order[b]
+    return np.minimum(i, j), np.maximum(i, j)
 
 
 @dataclass(frozen=True)
