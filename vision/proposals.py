@@ -655,6 +655,8 @@ def _dedupe(frames: list[IndexFrame]) -> list[IndexFrame]:
     pts = np.array([f.point for f in frames])
     xs = np.array([f.x_axis for f in frames])
     widths = np.array([f.width for f in frames])
+    # a hair beyond the widest reach: a sorted value plus the reach may round below a
+    # partner that the exact test below finds near
     first, later = _pairs_within(pts[:, 0], 0.1 * float(widths.max()) * 1.001)
     dx = pts[first, 0] - pts[later, 0]
     dy = pts[first, 1] - pts[later, 1]

@@ -3,7 +3,6 @@
     python -m vision.quantize FLOAT.onnx OUT.onnx --data CALIBRATION.npz [--samples 2000]
     python -m vision.quantize --pad-only INT8.onnx OUT.onnx
 
-
 Weights are quantised per output channel (int8), activations per tensor (uint8) with ranges
 measured on ``--samples`` crops drawn (seeded) from a calibration npz of `vision.train`'s
 format. On one CPU thread the reader runs about 2.7 times faster, with the same accuracy on the
@@ -73,7 +72,7 @@ def pad_first_conv(src: Path, out: Path) -> bool:
 
     Bit-identical: the padded input quantises to the zero point, so each extra product is
     ``(zero_point - zero_point) * 0`` in the integer sum. On one thread the first
-    convolution takes about half the time, the whole reader about 9 % less
+    convolution takes about half the time, the whole reader 8-11 % less
     (``models/cards_v5.md``, twenty-second session)."""
     import onnx
     from onnx import helper, numpy_helper
