@@ -159,8 +159,8 @@ def area_downsize(plane: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     a matrix of each row's share in each cell. The same means; a mean a hair from a half may
     round the other way (on 600 validation frames' felt grids, 161 of 556,160 cells differ,
     by one grey level; ``recognize`` gave the same cards, face-down cards and refusals on
-    1359 of 1360 frames, and on the other one refusal's marker 10 px apart). Other widths
-    take OpenCV's own path.
+    1359 of 1360 frames, and on the other one refusal's marker 10 px apart). Other widths,
+    and fewer rows than cells, take OpenCV's own path.
 
     >>> import numpy as np, cv2
     >>> plane = np.random.default_rng(1).integers(0, 256, (720, 1280), np.uint8)
@@ -172,10 +172,14 @@ def area_downsize(plane: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     >>> np.array_equal(area_downsize(narrow, (39, 22)),
     ...                cv2.resize(narrow, (39, 22), interpolation=cv2.INTER_AREA))
     True
+    >>> low = np.ascontiguousarray(plane[:5, :64])               # 5 rows into 8: upward
+    >>> np.array_equal(area_downsize(low, (8, 8)),
+    ...                cv2.resize(low, (8, 8), interpolation=cv2.INTER_AREA))
+    True
     """
     width, height = size
     h, w = plane.shape
-    if w % width:
+    if w % width or h < height:  # (upward, OpenCV's area resize interpolates instead)
         return cv2.resize(plane, size, interpolation=cv2.INTER_AREA)
     columns = cv2.resize(plane.astype(np.float32), (width, h), interpolation=cv2.INTER_AREA)
     share = _row_shares(h, height)
