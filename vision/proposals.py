@@ -193,7 +193,9 @@ def _row_shares(rows: int, cells: int) -> np.ndarray:
     edges = np.arange(cells + 1) * (rows / cells)
     row = np.arange(rows)[None, :]
     overlap = np.minimum(edges[1:, None], row + 1) - np.maximum(edges[:-1, None], row)
-    return np.clip(overlap, 0, None) / (rows / cells)
+    shares = np.clip(overlap, 0, None) / (rows / cells)
+    shares.setflags(write=False)  # cached: one array for every call
+    return shares
 
 
 def _chroma(a: np.ndarray, b: np.ndarray, a0: int, b0: int) -> np.ndarray:

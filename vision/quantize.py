@@ -19,6 +19,7 @@ a model quantised before.
 from __future__ import annotations
 
 import argparse
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -80,29 +81,31 @@ def pad_first_conv(src: Path, out: Path) -> bool:
     model = onnx.load(str(src))
     graph = model.graph
     inits = {i.name: i for i in graph.initializer}
-    quant = [n for n in graph.node if n.op_type == "QuantizeLinear" and n.input[0] == "crops"]
-    dequant = [n for n in graph.node if quant and n.op_type == "DequantizeLinear"
-               and n.input[0] == quant[0].output[0]]
-    conv = [n for n in graph.node if dequant and n.op_type == "Conv"
-            and n.input[0] == dequant[0].output[0]]
-    weight_dq = [n for n in graph.node if conv and n.output[0] == conv[0].input[1]
-                 and n.op_type == "DequantizeLinear" and n.input[0] in inits]
-    if not weight_dq:
-        onnx.save(model, str(out))
+
+    def reading(tensor: str, op: str):  # noqa: ANN202 - an onnx NodeProto or None
+        return next((n for n in graph.node if n.op_type == op and n.input[0] == tensor), None)
+
+    # crops -> QuantizeLinear -> DequantizeLinear -> Conv, whose kernel is a constant int8
+    # tensor through a DequantizeLinear of its own
+    quant = reading("crops", "QuantizeLinear")
+    dequant = quant and reading(quant.output[0], "DequantizeLinear")
+    conv = dequant and reading(dequant.output[0], "Conv")
+    weight_dq = conv and next((n for n in graph.node if n.op_type == "DequantizeLinear"
+                               and n.output[0] == conv.input[1] and n.input[0] in inits), None)
+    kernel = numpy_helper.to_array(inits[weight_dq.input[0]]) if weight_dq else None
+    if kernel is None or kernel.shape[1] >= PADDED_CHANNELS:
+        if Path(out) != Path(src):
+            shutil.copyfile(src, out)
         return False
-    kernel = numpy_helper.to_array(inits[weight_dq[0].input[0]])
     extra = PADDED_CHANNELS - kernel.shape[1]
-    if extra <= 0:
-        onnx.save(model, str(out))
-        return False
     zeros = np.zeros((kernel.shape[0], extra, *kernel.shape[2:]), kernel.dtype)
-    inits[weight_dq[0].input[0]].CopyFrom(numpy_helper.from_array(
-        np.concatenate([kernel, zeros], 1), weight_dq[0].input[0]))
+    inits[weight_dq.input[0]].CopyFrom(numpy_helper.from_array(
+        np.concatenate([kernel, zeros], 1), weight_dq.input[0]))
     graph.initializer.append(numpy_helper.from_array(
         np.array([0, 0, 0, 0, 0, extra, 0, 0], np.int64), "crops_channel_pads"))
     graph.node.insert(0, helper.make_node("Pad", ["crops", "crops_channel_pads"],
                                           ["crops_padded"], mode="constant"))
-    quant[0].input[0] = "crops_padded"
+    quant.input[0] = "crops_padded"
     onnx.checker.check_model(model)
     onnx.save(model, str(out))
     return True

@@ -162,5 +162,9 @@ def refine(img: np.ndarray, frames: list[IndexFrame],
     ok &= np.hypot(moved[:, 0], moved[:, 1]) >= MIN_MOVE
     # built field by field: dataclasses.replace costs five times as much, for some hundreds
     # of copies a frame
-    return [IndexFrame(points[i, j[i]], f.x_axis, f.y_axis, f.width, f.height, f.direct)
-            for i in np.flatnonzero(ok) for f in (inferred[sel[i]],)]
+    moved_copies = []
+    for i in np.flatnonzero(ok):
+        f = inferred[sel[i]]
+        moved_copies.append(IndexFrame(points[i, j[i]], f.x_axis, f.y_axis, f.width, f.height,
+                                       f.direct))
+    return moved_copies
