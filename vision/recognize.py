@@ -47,6 +47,7 @@ from vision.frames import (
     refuse_codes,
 )
 from vision.handwalk import hand_walk
+from vision.kernels import check_session
 from vision.merge import _Read, merge_reads
 from vision.proposals import (
     IndexFrame,
@@ -162,7 +163,14 @@ def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is import
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    # The int8 reader's U8S8 kernels on x86 CPUs without VNNI (AVX2, AVX-512 before VNNI) add
+    # products pairwise in saturating 16-bit lanes: logits off by up to ~5, half the cards
+    # lost (models/cards_v5.md, twenty-third session). This makes onnxruntime rewrite the
+    # weights to U8U8 on those CPUs only: exact integer sums, the same output as VNNI's.
+    opts.add_session_config_entry("session.x64quantprecision", "1")
+    session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    check_session(session, model)  # and make sure of it (vision.kernels), once per model
+    return session
 
 
 def _softmax(session, crops: np.ndarray) -> np.ndarray:  # noqa: ANN001

@@ -1,0 +1,74 @@
+"""The int8 reader must compute what its graph says on every CPU.
+
+onnxruntime's fast U8S8 kernels on x86 CPUs without VNNI (AVX2, AVX-512 before VNNI) add
+products pairwise in saturating 16-bit lanes; with ``cards_v5``'s full-range int8 weights some
+logits came out ~5 off and half the cards of the validation frames were lost (twenty-third
+session, an AMD EPYC with AVX2). `vision.recognize._session` asks for the exact kernels
+(``session.x64quantprecision``), which onnxruntime applies only on such CPUs. On a CPU with
+VNNI this test passes with or without that option; on one without, it fails without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from vision.recognize import DEFAULT_MODEL, _session
+
+
+def _patterns(n: int) -> np.ndarray:
+    """Ink-on-card crops of random strokes: the sums that saturate are those of many dark and
+    light pixels against large weights."""
+    rng = np.random.default_rng(0)
+    return ((rng.random((n, 3, 36, 28), dtype=np.float32) > 0.7) * 0.9 + 0.05).astype(np.float32)
+
+
+def test_the_readers_integer_kernels_match_its_graph_evaluated_step_by_step() -> None:
+    model = Path(DEFAULT_MODEL)
+    fused = _session(model, 1)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    # No fusion: every QuantizeLinear / DequantizeLinear runs as written, convolutions in float
+    # on the dequantised values, so no integer kernel is involved.
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    reference = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    crops = _patterns(256)
+    got = fused.run(None, {"crops": crops})[0]
+    want = reference.run(None, {"crops": crops})[0]
+    # Integer and float sums may round an intermediate value to the neighbouring step: at most
+    # one step of the logits' quantisation (0.486 for cards_v5) where the kernels are exact,
+    # ~4.9 where they saturate.
+    assert np.abs(got - want).max() < 0.75
+    assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
+
+
+def test_a_session_that_computes_something_else_is_refused_with_a_clear_error(
+        monkeypatch) -> None:
+    from vision import kernels
+
+    monkeypatch.setattr(kernels, "_checked", {})
+    other = _session(Path(DEFAULT_MODEL).with_name("cards_v4.onnx"), 1)
+    with pytest.raises(kernels.KernelError, match="away from the model's own graph"):
+        kernels.check_session(other, Path(DEFAULT_MODEL))
+    # the bundled reader and gate on their own kernels pass, and the result is kept
+    assert kernels.check_session(_session(Path(DEFAULT_MODEL), 1), Path(DEFAULT_MODEL)) <= 1.5
+    assert str(Path(DEFAULT_MODEL).resolve()) in {key[0] for key in kernels._checked}
+
+
+def test_saturating_kernels_are_caught_where_the_cpu_has_them(monkeypatch) -> None:
+    """On a CPU without VNNI, a session made without the exact-kernel option is refused."""
+    from vision import kernels
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    fast = ort.InferenceSession(str(DEFAULT_MODEL), opts, providers=["CPUExecutionProvider"])
+    crops = _patterns(16)
+    exact = _session(Path(DEFAULT_MODEL), 1).run(None, {"crops": crops})[0]
+    if np.array_equal(fast.run(None, {"crops": crops})[0], exact):
+        pytest.skip("this CPU's default int8 kernels are exact (VNNI, or not x86)")
+    monkeypatch.setattr(kernels, "_checked", {})  # _session above checked its own session
+    with pytest.raises(kernels.KernelError):
+        kernels.check_session(fast, Path(DEFAULT_MODEL))

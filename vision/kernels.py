@@ -1,0 +1,108 @@
+"""Check that onnxruntime's kernels on this CPU compute what a model's graph says.
+
+An int8 model runs on integer kernels that differ by CPU. On x86 CPUs without VNNI, the fast
+U8S8 kernels add products pairwise in saturating 16-bit lanes: ``cards_v5`` read with them
+loses half the cards of the validation frames, with no error (``models/cards_v5.md``,
+twenty-third session). `vision.recognize` asks onnxruntime for exact kernels there; this check
+makes sure of it, once per model file and process, by running a few fixed probe crops through
+the session and through the same graph evaluated node by node (no fusion, so every
+``QuantizeLinear`` / ``DequantizeLinear`` runs as written and convolutions run in float).
+
+Exact integer sums and float sums of the same dequantised values may round an intermediate
+value to the neighbouring step of its quantisation, which can move a logit by a step or so;
+saturation moves them by many steps (about ten for ``cards_v5``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+#: Probe crops per check: 8 already show cards_v5's saturation on an AVX2 CPU (logits 3-4
+#: off); 16 cost about 40 ms node by node, once per model and process.
+PROBE_CROPS = 16
+#: Allowed difference, in steps of the logits' quantisation (a float model: 1e-3 absolute).
+MAX_STEPS = 2.5
+FLOAT_TOLERANCE = 1e-3
+
+_checked: dict[tuple[str, int, int], float] = {}
+
+
+class KernelError(RuntimeError):
+    """The CPU's kernels give another result than the model's graph."""
+
+
+def probe_crops(shape: tuple[int, int, int], n: int = PROBE_CROPS) -> np.ndarray:
+    """Fixed crops of random dark strokes on light card (seeded): the sums that saturate are
+    those of many dark and light pixels against large weights.
+
+    >>> probe_crops((3, 4, 2), 2).shape
+    (2, 3, 4, 2)
+    """
+    rng = np.random.default_rng(0)
+    return ((rng.random((n, *shape), dtype=np.float32) > 0.7) * 0.9 + 0.05).astype(np.float32)
+
+
+def logit_step(logits: np.ndarray) -> float:
+    """The smallest gap between distinct values: the output's quantisation step when it is
+    dequantised int8 (every value a multiple of one scale), tiny for a float output.
+
+    >>> logit_step(np.array([[0.5, 1.0, -0.5], [1.5, 0.5, 0.0]]))
+    0.5
+    >>> logit_step(np.array([[1.0, 1.0]]))
+    0.0
+    """
+    values = np.unique(logits)
+    return float(np.diff(values).min()) if len(values) > 1 else 0.0
+
+
+def disagreement(got: np.ndarray, want: np.ndarray) -> float:
+    """How far ``got`` (the session's logits) lies from ``want`` (the graph's), in steps of
+    ``want``'s quantisation; 0 within :data:`FLOAT_TOLERANCE`.
+
+    >>> want = np.array([[0.5, 1.0, -0.5], [1.5, 0.5, 0.0]])
+    >>> disagreement(want, want)
+    0.0
+    >>> disagreement(want + np.array([[0.0, 0.5, 0.0], [0, 0, 0]]), want)
+    1.0
+    >>> disagreement(want + 2.0, want)
+    4.0
+    """
+    diff = float(np.abs(got - want).max()) if got.size else 0.0
+    if diff <= FLOAT_TOLERANCE:
+        return 0.0
+    step = logit_step(want)
+    return diff / step if step > FLOAT_TOLERANCE else float("inf")
+
+
+def check_session(session, model: Path) -> float:  # noqa: ANN001 - onnxruntime imported lazily
+    """Run the probe through ``session`` and through ``model``'s graph node by node; return
+    the disagreement in steps, raise :class:`KernelError` above :data:`MAX_STEPS`. Once per
+    model file (path, size, modification time) and process."""
+    import onnxruntime as ort
+
+    stat = model.stat()
+    key = (str(model.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key in _checked:
+        return _checked[key]
+    inp = session.get_inputs()[0]
+    shape = tuple(int(d) for d in inp.shape[1:])
+    crops = probe_crops(shape)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    plain = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    got = session.run(None, {inp.name: crops})[0]
+    want = plain.run(None, {inp.name: crops})[0]
+    steps = disagreement(got, want)
+    if steps > MAX_STEPS:
+        raise KernelError(
+            f"{model}: onnxruntime's kernels on this CPU compute logits up to "
+            f"{float(np.abs(got - want).max()):.3g} away from the model's own graph "
+            f"({steps:.1f} quantisation steps; at most {MAX_STEPS} expected): its reads would "
+            "be wrong. Another onnxruntime version, or the model quantised again with "
+            "python -m vision.quantize, may help; see models/cards_v5.md (twenty-third "
+            "session).")
+    _checked[key] = steps
+    return steps
