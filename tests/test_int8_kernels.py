@@ -72,3 +72,22 @@ def test_saturating_kernels_are_caught_where_the_cpu_has_them(monkeypatch) -> No
     monkeypatch.setattr(kernels, "_checked", {})  # _session above checked its own session
     with pytest.raises(kernels.KernelError):
         kernels.check_session(fast, Path(DEFAULT_MODEL))
+
+
+def test_the_kernel_benchmark_reports_both_sessions() -> None:
+    """benchmarks/reader_kernels.py times the exact and the default session and says how far
+    each lies from the graph; the exact one (the one the recogniser uses) within a step."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / "reader_kernels.py"),
+                          "--crops", "16", "--reps", "2"], capture_output=True, text=True,
+                         timeout=120, cwd=root, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("onnxruntime ") and "vnni=" in lines[0]
+    exact = next(line for line in lines if line.startswith("exact"))
+    default = next(line for line in lines if line.startswith("onnxruntime's default"))
+    steps = float(exact.split(", ")[-1].split(" steps")[0])
+    assert steps <= 1.5
+    assert "ms / 16 crops" in default
