@@ -91,3 +91,22 @@ def test_the_kernel_benchmark_reports_both_sessions() -> None:
     steps = float(exact.split(", ")[-1].split(" steps")[0])
     assert steps <= 1.5
     assert "ms / 16 crops" in default
+
+
+def test_the_commands_report_kernels_that_compute_otherwise_in_one_line(
+        monkeypatch, capsys) -> None:
+    """Where the CPU's kernels disagree with the model, `recognize` and `vision-eval` exit 2
+    with the reason (simulated: the check made to see a disagreement)."""
+    from controller.cli import main
+    from vision import kernels
+
+    def disagreeing(session, model):  # noqa: ANN001, ANN202
+        raise kernels.KernelError(f"{model}: onnxruntime's kernels on this CPU compute logits "
+                                  "up to 4.38 away from the model's own graph")
+
+    monkeypatch.setattr("vision.recognize.check_session", disagreeing)
+    samples = Path(__file__).resolve().parent.parent / "sample_images"
+    assert main(["recognize", "--json", str(samples)]) == 2
+    assert "away from the model's own graph" in capsys.readouterr().err
+    assert main(["vision-eval", str(samples)]) == 2
+    assert "away from the model's own graph" in capsys.readouterr().err

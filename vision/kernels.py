@@ -29,8 +29,10 @@ FLOAT_TOLERANCE = 1e-3
 _checked: dict[tuple[str, int, int], float] = {}
 
 
-class KernelError(RuntimeError):
-    """The CPU's kernels give another result than the model's graph."""
+class KernelError(ValueError):
+    """The CPU's kernels give another result than the model's graph: a model that cannot be
+    used here, a ``ValueError`` like the recogniser's other refusals of a model file, so that
+    every command reporting those reports this one in one line."""
 
 
 def probe_crops(shape: tuple[int, int, int], n: int = PROBE_CROPS) -> np.ndarray:
