@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.demo",
     "controller.commands.recognize",
     "controller.commands.vision_eval",
+    "controller.commands.vision_check",
     "controller.commands.enroll_deck",
 )
 

@@ -1,0 +1,173 @@
+"""Does this install read frames as the one whose figures the model card gives?
+
+    monster-match vision-check [--json] [--reference FILE] [--write-reference]
+
+The recogniser's output depends on more than the model files: onnxruntime's integer kernels
+differ by CPU (saturating on x86 CPUs without VNNI until the twenty-third session), and
+OpenCV 4.11 reads frames otherwise than OpenCV 5 (``models/cards_v5.md``). This check reads
+the committed frames of ``sample_images/`` with the bundled models and compares every
+result with ``sample_images/reference.jsonl``, written on the install the figures were
+measured on: the same cards, face-down cards and refusals, each card's code, confidence
+(within :data:`CONFIDENCE_SLACK`) and corners (within :data:`PIXEL_SLACK`). It reports the
+libraries, the CPU's int8 flags, the models' sha256 and each model's kernel check
+(`vision.kernels`), then every difference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from pathlib import Path
+
+#: Reported confidences are rounded to 4 decimals; a last-bit difference in a float sum on
+#: another CPU may move one by a few steps of that.
+CONFIDENCE_SLACK = 0.002
+#: Reported points are rounded to 0.1 px; a corner inferred otherwise moves by several pixels
+#: (OpenCV 4.11 against 5: two cards' corners moved by up to 17 px on the samples).
+PIXEL_SLACK = 2.0
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+REFERENCE = SAMPLES / "reference.jsonl"
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def environment() -> dict:
+    """Versions of what reads the frames, and the CPU's int8 instruction flags."""
+    import cv2
+    import numpy as np
+    import onnxruntime as ort
+
+    flags: set[str] = set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    return {"python": platform.python_version(), "machine": platform.machine(),
+            "numpy": np.__version__, "opencv": cv2.__version__,
+            "onnxruntime": ort.__version__,
+            "cpu_int8_flags": sorted(f for f in flags
+                                     if "vnni" in f or f in ("avx2", "amx_int8", "asimddp"))}
+
+
+def read_samples(rec, samples: Path = SAMPLES) -> list[dict]:  # noqa: ANN001
+    """``rec``'s result for every labelled frame of ``samples`` (sorted by name), without the
+    elapsed time, with the frame's file name."""
+    from vision.evaluate import labelled_images
+    from vision.recognize import load_image
+
+    out = []
+    for image, _ in labelled_images(samples):
+        result = rec.recognize(load_image(image))
+        result.pop("elapsed_ms", None)
+        out.append({"image": image.name, **result})
+    return out
+
+
+def _close(a: list, b: list, slack: float) -> bool:
+    return len(a) == len(b) and all(
+        _close(x, y, slack) if isinstance(x, list) else abs(x - y) <= slack
+        for x, y in zip(a, b, strict=True))
+
+
+def _card_key(card: dict) -> tuple:
+    return card["code"], card["center"]
+
+
+def compare(want: list[dict], got: list[dict]) -> list[str]:
+    """Every difference between two lists of frame results, one line each (empty: the same).
+
+    >>> card = {"code": "QH", "confidence": 0.9991, "center": [10.0, 20.0],
+    ...         "corners": [[0, 0], [1, 0], [1, 1], [0, 1]]}
+    >>> frame = {"image": "a.jpg", "cards": [card], "face_down": [], "unreadable": []}
+    >>> compare([frame], [frame])
+    []
+    >>> moved = {**frame, "cards": [{**card, "confidence": 0.9981}]}
+    >>> compare([frame], [moved])
+    []
+    >>> other = {**frame, "cards": [{**card, "code": "QD"}]}
+    >>> compare([frame], [other])
+    ['a.jpg: cards QH here QD']
+    >>> two = {**frame, "cards": [card, {**card, "code": "2C", "center": [50.0, 5.0]}]}
+    >>> compare([two], [{**two, "cards": two["cards"][::-1]}])
+    []
+    """
+    diffs: list[str] = []
+    got_by_name = {g["image"]: g for g in got}
+    for w in want:
+        name = w["image"]
+        g = got_by_name.pop(name, None)
+        if g is None:
+            diffs.append(f"{name}: not read")
+            continue
+        # the order of a frame's cards means nothing: by code, then place
+        cards_w = sorted(w["cards"], key=_card_key)
+        cards_g = sorted(g["cards"], key=_card_key)
+        codes_w = [c["code"] for c in cards_w]
+        codes_g = [c["code"] for c in cards_g]
+        if codes_w != codes_g:
+            diffs.append(f"{name}: cards {' '.join(codes_w) or '-'} here "
+                         f"{' '.join(codes_g) or '-'}")
+        else:
+            for cw, cg in zip(cards_w, cards_g, strict=True):
+                if abs(cw["confidence"] - cg["confidence"]) > CONFIDENCE_SLACK:
+                    diffs.append(f"{name}: {cw['code']} confidence {cw['confidence']} here "
+                                 f"{cg['confidence']}")
+                if not _close(cw["corners"], cg["corners"], PIXEL_SLACK):
+                    diffs.append(f"{name}: {cw['code']} corners {cw['corners']} here "
+                                 f"{cg['corners']}")
+        for key in ("face_down", "unreadable"):
+            pw = [m["center"] for m in w[key]]
+            pg = [m["center"] for m in g[key]]
+            if not _close(pw, pg, PIXEL_SLACK):
+                diffs.append(f"{name}: {key.replace('_', ' ')} at {pw} here {pg}")
+    diffs += [f"{name}: not in the reference" for name in got_by_name]
+    return diffs
+
+
+def write_reference(rec, path: Path = REFERENCE, samples: Path = SAMPLES) -> int:  # noqa: ANN001
+    """Write ``rec``'s reads of ``samples`` to ``path``: a first line naming the models and
+    the environment, then a frame a line. Returns the number of frames."""
+    frames = read_samples(rec, samples)
+    head = {"model": rec.model_path.name, "model_sha256": sha256(rec.model_path),
+            "gate": rec.gate_path.name if rec.gate_path else None,
+            "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
+            "threshold": rec.threshold, "written_with": environment()}
+    path.write_text("".join(json.dumps(x) + "\n" for x in [head, *frames]))
+    return len(frames)
+
+
+def load_reference(path: Path = REFERENCE) -> tuple[dict, list[dict]]:
+    """The reference's head and its frames."""
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not lines or "model_sha256" not in lines[0]:
+        raise ValueError(f"{path}: not a reference written by vision.selfcheck")
+    return lines[0], lines[1:]
+
+
+def check(rec, reference: Path = REFERENCE, samples: Path = SAMPLES) -> dict:  # noqa: ANN001
+    """The report: environment, models, kernel checks, and the differences from
+    ``reference`` (``"same": True`` when there are none)."""
+    from vision.kernels import check_session
+
+    head, want = load_reference(reference)
+    models = {"model": rec.model_path.name, "model_sha256": sha256(rec.model_path),
+              "gate": rec.gate_path.name if rec.gate_path else None,
+              "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
+              "threshold": rec.threshold}
+    diffs = [f"{key}: reference {head.get(key)}, here {value}" for key, value in models.items()
+             if head.get(key) != value]
+    kernels = {"model": check_session(rec.session, rec.model_path)}
+    if rec.gate_session is not None:
+        kernels["gate"] = check_session(rec.gate_session, rec.gate_path)
+    if not diffs:  # other models read otherwise anyway: say that alone
+        diffs = compare(want, read_samples(rec, samples))
+    return {"environment": environment(), **models, "kernel_steps": kernels,
+            "reference": str(reference), "reference_written_with": head.get("written_with"),
+            "frames": len(want), "same": not diffs, "differences": diffs}
