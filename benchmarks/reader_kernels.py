@@ -23,17 +23,7 @@ import onnxruntime as ort
 
 from vision.kernels import disagreement, probe_crops
 from vision.recognize import DEFAULT_MODEL, _session
-
-
-def cpu_flags() -> set[str]:
-    """The first processor's flags from ``/proc/cpuinfo`` (empty where there is none)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
+from vision.selfcheck import cpu_flags
 
 
 def _plain(model: Path, level: ort.GraphOptimizationLevel) -> ort.InferenceSession:

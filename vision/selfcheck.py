@@ -35,20 +35,25 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def cpu_flags() -> set[str]:
+    """The first processor's flags (x86) or features (ARM) from ``/proc/cpuinfo``; empty
+    where there is none."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
 def environment() -> dict:
     """Versions of what reads the frames, and the CPU's int8 instruction flags."""
     import cv2
     import numpy as np
     import onnxruntime as ort
 
-    flags: set[str] = set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    except OSError:
-        pass
+    flags = cpu_flags()
     return {"python": platform.python_version(), "machine": platform.machine(),
             "numpy": np.__version__, "opencv": cv2.__version__,
             "onnxruntime": ort.__version__,
