@@ -22,8 +22,10 @@ import numpy as np
 #: Probe crops per check: 8 already show cards_v5's saturation on an AVX2 CPU (logits 3-4
 #: off); 16 cost about 40 ms node by node, once per model and process.
 PROBE_CROPS = 16
-#: Allowed difference, in steps of the logits' quantisation (a float model: 1e-3 absolute).
+#: Allowed difference, in steps of the logits' quantisation.
 MAX_STEPS = 2.5
+#: Differences within this share of the largest logit (at least 1e-3) are float rounding
+#: (the float gate: 3e-6), not a step of anything.
 FLOAT_TOLERANCE = 1e-3
 
 _checked: dict[tuple[str, int, int], float] = {}
@@ -61,7 +63,7 @@ def logit_step(logits: np.ndarray) -> float:
 
 def disagreement(got: np.ndarray, want: np.ndarray) -> float:
     """How far ``got`` (the session's logits) lies from ``want`` (the graph's), in steps of
-    ``want``'s quantisation; 0 within :data:`FLOAT_TOLERANCE`.
+    ``want``'s quantisation; 0 within :data:`FLOAT_TOLERANCE` of its largest magnitude.
 
     >>> want = np.array([[0.5, 1.0, -0.5], [1.5, 0.5, 0.0]])
     >>> disagreement(want, want)
@@ -70,12 +72,18 @@ def disagreement(got: np.ndarray, want: np.ndarray) -> float:
     1.0
     >>> disagreement(want + 2.0, want)
     4.0
+    >>> float_logits = np.array([[2000.0, -1500.25, 3.125]])
+    >>> disagreement(float_logits * (1 + 1e-6), float_logits)
+    0.0
     """
-    diff = float(np.abs(got - want).max()) if got.size else 0.0
-    if diff <= FLOAT_TOLERANCE:
+    if not got.size:
+        return 0.0
+    diff = float(np.abs(got - want).max())
+    tolerance = FLOAT_TOLERANCE * max(1.0, float(np.abs(want).max()))
+    if diff <= tolerance:
         return 0.0
     step = logit_step(want)
-    return diff / step if step > FLOAT_TOLERANCE else float("inf")
+    return diff / step if step > tolerance else float("inf")
 
 
 def check_session(session, model: Path) -> float:  # noqa: ANN001 - onnxruntime imported lazily
