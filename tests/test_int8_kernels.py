@@ -16,14 +16,13 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
+from vision.kernels import probe_crops
 from vision.recognize import DEFAULT_MODEL, _session
 
 
 def _patterns(n: int) -> np.ndarray:
-    """Ink-on-card crops of random strokes: the sums that saturate are those of many dark and
-    light pixels against large weights."""
-    rng = np.random.default_rng(0)
-    return ((rng.random((n, 3, 36, 28), dtype=np.float32) > 0.7) * 0.9 + 0.05).astype(np.float32)
+    """Ink-on-card crops of random strokes (the kernel check's probe)."""
+    return probe_crops((3, 36, 28), n)
 
 
 def test_the_readers_integer_kernels_match_its_graph_evaluated_step_by_step() -> None:

@@ -53,7 +53,7 @@ def test_a_reference_of_another_model_is_not_compared_card_by_card(tmp_path: Pat
 
     assert main(["vision-check", "--reference", str(_tampered(tmp_path, other_model))]) == 1
     out = capsys.readouterr().out
-    assert "1 differences" in out and "model_sha256: reference 0000" in out
+    assert "1 difference from" in out and "model_sha256: reference 0000" in out
 
 
 def test_a_written_reference_is_read_back_the_same(tmp_path: Path, capsys) -> None:

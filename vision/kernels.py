@@ -111,8 +111,8 @@ def check_session(session, model: Path) -> float:  # noqa: ANN001 - onnxruntime 
             f"{model}: onnxruntime's kernels on this CPU compute logits up to "
             f"{float(np.abs(got - want).max()):.3g} away from the model's own graph "
             f"({steps:.1f} quantisation steps; at most {MAX_STEPS} expected): its reads would "
-            "be wrong. Another onnxruntime version, or the model quantised again with "
-            "python -m vision.quantize, may help; see models/cards_v5.md (twenty-third "
-            "session).")
+            "be wrong. benchmarks/reader_kernels.py measures it; models/cards_v5.md "
+            "(twenty-third session) tells the known case, int8 kernels on x86 CPUs without "
+            "VNNI.")
     _checked[key] = steps
     return steps

@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         if report["same"]:
             print(f"the same reads as {report['reference']} on all {report['frames']} frames")
         else:
-            print(f"{len(report['differences'])} differences from {report['reference']}:")
+            n = len(report["differences"])
+            print(f"{n} difference{'' if n == 1 else 's'} from {report['reference']}:")
             for line in report["differences"]:
                 print(f"  {line}")
     return 0 if report["same"] else 1
