@@ -21,9 +21,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from vision.kernels import disagreement, probe_crops
+from vision.kernels import cpu_flags, disagreement, needs_exact_kernels, probe_crops
 from vision.recognize import DEFAULT_MODEL, _session
-from vision.selfcheck import cpu_flags
 
 
 def _plain(model: Path, level: ort.GraphOptimizationLevel) -> ort.InferenceSession:
@@ -43,7 +42,8 @@ def main() -> int:
     flags = cpu_flags()
     vnni = sorted(f for f in flags if "vnni" in f or f == "amx_int8")
     print(f"onnxruntime {ort.__version__}; CPU flags: avx2={'avx2' in flags} "
-          f"avx512bw={'avx512bw' in flags} vnni={','.join(vnni) or 'none'}")
+          f"avx512bw={'avx512bw' in flags} vnni={','.join(vnni) or 'none'}; "
+          f"vision.recognize asks for exact kernels: {needs_exact_kernels(flags)}")
     sessions = {
         "exact (as vision.recognize opens it)": _session(args.model, 1),
         "onnxruntime's default": _plain(args.model, ort.GraphOptimizationLevel.ORT_ENABLE_ALL),

@@ -4,8 +4,8 @@ onnxruntime's fast U8S8 kernels on x86 CPUs without VNNI (AVX2, AVX-512 before V
 products pairwise in saturating 16-bit lanes; with ``cards_v5``'s full-range int8 weights some
 logits came out ~5 off and half the cards of the validation frames were lost (twenty-third
 session, an AMD EPYC with AVX2). `vision.recognize._session` asks for the exact kernels
-(``session.x64quantprecision``), which onnxruntime applies only on such CPUs. On a CPU with
-VNNI this test passes with or without that option; on one without, it fails without it.
+(``session.x64quantprecision``) on such CPUs (`vision.kernels.needs_exact_kernels`). On a CPU
+with VNNI this test passes with or without that option; on one without, it fails without it.
 """
 
 from __future__ import annotations

@@ -3,10 +3,11 @@
 An int8 model runs on integer kernels that differ by CPU. On x86 CPUs without VNNI, the fast
 U8S8 kernels add products pairwise in saturating 16-bit lanes: ``cards_v5`` read with them
 loses half the cards of the validation frames, with no error (``models/cards_v5.md``,
-twenty-third session). `vision.recognize` asks onnxruntime for exact kernels there; this check
-makes sure of it, once per model file and process, by running a few fixed probe crops through
-the session and through the same graph evaluated node by node (no fusion, so every
-``QuantizeLinear`` / ``DequantizeLinear`` runs as written and convolutions run in float).
+twenty-third session). `vision.recognize` asks onnxruntime for exact kernels there
+(:func:`needs_exact_kernels`); this check makes sure of it, once per model file and process,
+by running a few fixed probe crops through the session and through the same graph evaluated
+node by node (no fusion, so every ``QuantizeLinear`` / ``DequantizeLinear`` runs as written
+and convolutions run in float).
 
 Exact integer sums and float sums of the same dequantised values may round an intermediate
 value to the neighbouring step of its quantisation, which can move a logit by a step or so;
@@ -15,6 +16,7 @@ saturation moves them by many steps (about ten for ``cards_v5``).
 
 from __future__ import annotations
 
+import platform
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +31,48 @@ MAX_STEPS = 2.5
 FLOAT_TOLERANCE = 1e-3
 
 _checked: dict[tuple[str, int, int], float] = {}
+
+
+#: CPU flags (``/proc/cpuinfo``) under which onnxruntime's U8S8 kernels sum exactly: VNNI
+#: (AVX-512 or AVX) multiply-adds into 32 bits, AMX tiles too.
+EXACT_U8S8_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
+X86_MACHINES = frozenset({"x86_64", "amd64", "i386", "i486", "i586", "i686", "x86"})
+
+
+def cpu_flags() -> set[str]:
+    """The first processor's flags (x86) or features (ARM) from ``/proc/cpuinfo``; empty
+    where there is none (not Linux)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def needs_exact_kernels(flags: set[str] | None = None, machine: str | None = None) -> bool:
+    """Whether sessions must ask for onnxruntime's exact U8U8 kernels
+    (``session.x64quantprecision``): on an x86 CPU without VNNI or AMX, and on an x86 CPU whose
+    flags cannot be read. Not elsewhere: onnxruntime would rewrite the weights on a VNNI CPU
+    too (its test is only whether the U8U8 and U8S8 kernel tables differ, as they do on every
+    x86 CPU with AVX2) and so give up the VNNI kernels, about three times faster, for the same
+    sums; on ARM the option does nothing.
+
+    >>> needs_exact_kernels({"avx2", "fma"}, "x86_64")
+    True
+    >>> needs_exact_kernels({"avx2", "avx512bw", "avx512_vnni"}, "x86_64")
+    False
+    >>> needs_exact_kernels(set(), "AMD64")
+    True
+    >>> needs_exact_kernels({"asimd", "asimddp"}, "aarch64")
+    False
+    """
+    machine = (machine if machine is not None else platform.machine()).lower()
+    if machine not in X86_MACHINES:
+        return False
+    flags = cpu_flags() if flags is None else flags
+    return not flags & EXACT_U8S8_FLAGS
 
 
 class KernelError(ValueError):

@@ -47,7 +47,7 @@ from vision.frames import (
     refuse_codes,
 )
 from vision.handwalk import hand_walk
-from vision.kernels import check_session
+from vision.kernels import check_session, needs_exact_kernels
 from vision.merge import _Read, merge_reads
 from vision.proposals import (
     IndexFrame,
@@ -165,9 +165,10 @@ def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is import
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     # The int8 reader's U8S8 kernels on x86 CPUs without VNNI (AVX2, AVX-512 before VNNI) add
     # products pairwise in saturating 16-bit lanes: logits off by up to ~5, half the cards
-    # lost (models/cards_v5.md, twenty-third session). This makes onnxruntime rewrite the
-    # weights to U8U8 on those CPUs only: exact integer sums, the same output as VNNI's.
-    opts.add_session_config_entry("session.x64quantprecision", "1")
+    # lost (models/cards_v5.md, twenty-third session). There onnxruntime is asked to rewrite
+    # the weights for its U8U8 kernels: exact integer sums, the same output as VNNI's.
+    if needs_exact_kernels():
+        opts.add_session_config_entry("session.x64quantprecision", "1")
     session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
     check_session(session, model)  # and make sure of it (vision.kernels), once per model
     return session

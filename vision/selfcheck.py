@@ -20,6 +20,8 @@ import json
 import platform
 from pathlib import Path
 
+from vision.kernels import cpu_flags, needs_exact_kernels
+
 #: Reported confidences are rounded to 4 decimals; a last-bit difference in a float sum on
 #: another CPU may move one by a few steps of that.
 CONFIDENCE_SLACK = 0.002
@@ -35,18 +37,6 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def cpu_flags() -> set[str]:
-    """The first processor's flags (x86) or features (ARM) from ``/proc/cpuinfo``; empty
-    where there is none."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
 def environment() -> dict:
     """Versions of what reads the frames, and the CPU's int8 instruction flags."""
     import cv2
@@ -58,7 +48,8 @@ def environment() -> dict:
             "numpy": np.__version__, "opencv": cv2.__version__,
             "onnxruntime": ort.__version__,
             "cpu_int8_flags": sorted(f for f in flags
-                                     if "vnni" in f or f in ("avx2", "amx_int8", "asimddp"))}
+                                     if "vnni" in f or f in ("avx2", "amx_int8", "asimddp")),
+            "exact_kernels_asked": needs_exact_kernels(flags)}
 
 
 def read_samples(rec, samples: Path = SAMPLES) -> list[dict]:  # noqa: ANN001
