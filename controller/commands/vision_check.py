@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         env = report["environment"]
         print(f"python {env['python']} ({env['machine']}), numpy {env['numpy']}, opencv "
               f"{env['opencv']}, onnxruntime {env['onnxruntime']}; CPU int8 flags: "
-              f"{' '.join(env['cpu_int8_flags']) or 'none'}")
+              f"{' '.join(env['cpu_int8_flags']) or 'none'} (exact kernels asked for: "
+              f"{'yes' if env['exact_kernels_asked'] else 'no'})")
         print(f"reader {report['model']} {report['model_sha256'][:16]}…, gate {report['gate']} "
               f"{(report['gate_sha256'] or '')[:16]}…, threshold {report['threshold']}")
         print("kernel check: " + ", ".join(f"{k} {v:.1f} steps from its graph"
