@@ -56,8 +56,8 @@ def needs_exact_kernels(flags: set[str] | None = None, machine: str | None = Non
     (``session.x64quantprecision``): on an x86 CPU without VNNI or AMX, and on an x86 CPU whose
     flags cannot be read. Not elsewhere: onnxruntime would rewrite the weights on a VNNI CPU
     too (its test is only whether the U8U8 and U8S8 kernel tables differ, as they do on every
-    x86 CPU with AVX2) and so give up the VNNI kernels, about three times faster, for the same
-    sums; on ARM the option does nothing.
+    x86 CPU with AVX2) and so give up the faster VNNI kernels for the same sums; on ARM the
+    option does nothing.
 
     >>> needs_exact_kernels({"avx2", "fma"}, "x86_64")
     True
