@@ -69,3 +69,10 @@ def test_a_file_that_is_no_reference_is_refused(tmp_path: Path, capsys, text: st
     ref.write_text(text)
     assert main(["vision-check", "--reference", str(ref)]) == 2
     assert "not a reference written by vision.selfcheck" in capsys.readouterr().err
+
+
+def test_without_the_sample_frames_it_says_so(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A wheel install carries no sample_images/: the check says so instead of passing."""
+    monkeypatch.setattr("vision.selfcheck.SAMPLES", tmp_path / "sample_images")
+    assert main(["vision-check"]) == 2
+    assert "the sample frames are not installed here" in capsys.readouterr().err
