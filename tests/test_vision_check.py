@@ -76,3 +76,19 @@ def test_without_the_sample_frames_it_says_so(tmp_path: Path, monkeypatch, capsy
     monkeypatch.setattr("vision.selfcheck.SAMPLES", tmp_path / "sample_images")
     assert main(["vision-check"]) == 2
     assert "the sample frames are not installed here" in capsys.readouterr().err
+
+
+def test_the_vision_benchmark_names_the_cpu_and_libraries_it_measured_on() -> None:
+    """A speed figure means little without its CPU (the int8 kernels above all)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run([sys.executable, str(root / "benchmarks" / "vision_bench.py"), "--json",
+                          str(root / "sample_images")], capture_output=True, text=True,
+                         timeout=300, cwd=root, check=True)
+    out = json.loads(run.stdout)
+    env = out["environment"]
+    assert env["cpu"] and env["opencv"] and env["onnxruntime"]
+    assert isinstance(env["exact_kernels_asked"], bool)
+    assert out["overall"]["readable_cards"] == 80

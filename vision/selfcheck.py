@@ -37,6 +37,17 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def cpu_model() -> str:
+    """The processor's name (``/proc/cpuinfo``'s "model name"), else what ``platform`` says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def environment() -> dict:
     """Versions of what reads the frames, and the CPU's int8 instruction flags."""
     import cv2
