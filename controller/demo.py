@@ -99,6 +99,10 @@ class Demo:
         self.board_sim.start()
         self.devices = TableDevices(self.svc, self.shoe_sim.url, self.board_sim.url)
         self.devices.start()
+        if self.camera is not None:
+            from vision.selfcheck import identity
+
+            self.svc.camera_started(identity(self.camera.recognizer))
         self.web = WebServer(create_app(self.svc, self.frames_dir), self.opts.host,
                              self.opts.port)
         url = self.web.start()

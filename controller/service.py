@@ -57,6 +57,13 @@ class TableService:
         view["version"] = self.version
         return view
 
+    def camera_started(self, identity: dict[str, Any]) -> None:
+        """Record what will read the camera's frames (`vision.selfcheck.identity`: the models'
+        sha256, the threshold, the libraries, the CPU's int8 flags, the kernel checks), so that
+        the tamper-evident record says which reader stood behind every camera code after it."""
+        with self.lock, self.store.transaction():
+            self.store.append_audit(None, str(CAMERA), "camera_started", identity)
+
     def camera_check(self, round_id: int, camera: list[CameraCard], hole_up: bool,
                      frame_names: Sequence[str] = (),
                      calibration_error: str | None = None,

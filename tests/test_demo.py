@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 
 def cli(*args, timeout=240):
@@ -47,6 +48,18 @@ def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
     held = con.execute("SELECT COUNT(*) FROM audit WHERE kind = 'held'").fetchone()[0]
     disagree = sum(1 for shoe, cam in read if shoe != cam)
     assert disagree <= held  # every camera/shoe disagreement held its round
+    # The record names the reader behind every camera code: its models' sha256, the
+    # libraries and the CPU's kernels, as the camera started.
+    started = con.execute("SELECT actor, round_id, payload FROM audit "
+                          "WHERE kind = 'camera_started'").fetchall()
+    assert len(started) == 1 and started[0][0].startswith("camera") and started[0][1] is None
+    ident = json.loads(started[0][2])
+    from vision.recognize import DEFAULT_MODEL
+    from vision.selfcheck import sha256
+
+    assert ident["model_sha256"] == sha256(Path(DEFAULT_MODEL))
+    assert ident["threshold"] == 0.997 and ident["gate"] == "gate_v2.onnx"
+    assert ident["environment"]["opencv"] and ident["kernel_steps"]["model"] <= 2.5
     assert cli("audit", "--db", db).returncode == 0
     replay = json.loads(cli("replay", "--db", db, "--round", "1", "--json").stdout)
     assert replay["consistent"]

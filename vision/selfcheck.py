@@ -138,14 +138,30 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
     return diffs
 
 
+def identity(rec) -> dict:  # noqa: ANN001
+    """What reads the frames: the models' files and sha256, the threshold, the libraries, the
+    CPU's int8 flags and each model's kernel check (`vision.kernels`, in quantisation steps).
+    The table records it when its camera starts, so that the record says what read its cards.
+    """
+    from vision.kernels import check_session
+
+    kernels = {"model": check_session(rec.session, rec.model_path)}
+    if rec.gate_session is not None:
+        kernels["gate"] = check_session(rec.gate_session, rec.gate_path)
+    return {"model": rec.model_path.name, "model_sha256": sha256(rec.model_path),
+            "gate": rec.gate_path.name if rec.gate_path else None,
+            "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
+            "threshold": rec.threshold, "environment": environment(), "kernel_steps": kernels}
+
+
 def write_reference(rec, path: Path = REFERENCE, samples: Path = SAMPLES) -> int:  # noqa: ANN001
     """Write ``rec``'s reads of ``samples`` to ``path``: a first line naming the models and
     the environment, then a frame a line. Returns the number of frames."""
     frames = read_samples(rec, samples)
-    head = {"model": rec.model_path.name, "model_sha256": sha256(rec.model_path),
-            "gate": rec.gate_path.name if rec.gate_path else None,
-            "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
-            "threshold": rec.threshold, "written_with": environment()}
+    ident = identity(rec)
+    head = {key: ident[key]
+            for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold")}
+    head["written_with"] = ident["environment"]
     path.write_text("".join(json.dumps(x) + "\n" for x in [head, *frames]))
     return len(frames)
 
@@ -161,20 +177,13 @@ def load_reference(path: Path = REFERENCE) -> tuple[dict, list[dict]]:
 def check(rec, reference: Path = REFERENCE, samples: Path = SAMPLES) -> dict:  # noqa: ANN001
     """The report: environment, models, kernel checks, and the differences from
     ``reference`` (``"same": True`` when there are none)."""
-    from vision.kernels import check_session
-
     head, want = load_reference(reference)
-    models = {"model": rec.model_path.name, "model_sha256": sha256(rec.model_path),
-              "gate": rec.gate_path.name if rec.gate_path else None,
-              "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
-              "threshold": rec.threshold}
-    diffs = [f"{key}: reference {head.get(key)}, here {value}" for key, value in models.items()
-             if head.get(key) != value]
-    kernels = {"model": check_session(rec.session, rec.model_path)}
-    if rec.gate_session is not None:
-        kernels["gate"] = check_session(rec.gate_session, rec.gate_path)
+    ident = identity(rec)
+    diffs = [f"{key}: reference {head.get(key)}, here {ident[key]}"
+             for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold")
+             if head.get(key) != ident[key]]
     if not diffs:  # other models read otherwise anyway: say that alone
         diffs = compare(want, read_samples(rec, samples))
-    return {"environment": environment(), **models, "kernel_steps": kernels,
-            "reference": str(reference), "reference_written_with": head.get("written_with"),
+    return {**ident, "reference": str(reference),
+            "reference_written_with": head.get("written_with"),
             "frames": len(want), "same": not diffs, "differences": diffs}
