@@ -27,11 +27,14 @@ class Replay:
     cards: list[dict[str, Any]] = field(default_factory=list)
     hands: dict[int, dict[str, Any]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: The camera's reader when it read this round (the last ``camera_started`` record before
+    #: the round's own), ``None`` where no camera was recorded.
+    camera_reader: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"round": self.round_id, "timeline": self.timeline, "cards": self.cards,
                 "hands": {str(k): v for k, v in self.hands.items()}, "problems": self.problems,
-                "consistent": not self.problems}
+                "camera_reader": self.camera_reader, "consistent": not self.problems}
 
 
 def replay_round(store: Store, cfg: TableConfig, round_id: int) -> Replay:
@@ -48,6 +51,10 @@ def replay_round(store: Store, cfg: TableConfig, round_id: int) -> Replay:
                              "detail": payload})
         if a["kind"] in ("wagers_verified", "resolved") and "meter" in payload:
             meter_at_verify = from_text(payload["meter"])
+    reader = db.execute("SELECT payload FROM audit WHERE kind = 'camera_started' AND id < "
+                        "(SELECT MAX(id) FROM audit WHERE round_id = ?) ORDER BY id DESC "
+                        "LIMIT 1", (round_id,)).fetchone()
+    out.camera_reader = json.loads(reader["payload"]) if reader is not None else None
     dealt_in = json.loads(row["dealt_in"])
     order = spot_order(dealt_in)
     cards = [dict(c) for c in db.execute("SELECT * FROM cards WHERE round_id = ? "

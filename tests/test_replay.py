@@ -20,6 +20,7 @@ def test_replay_matches_record_and_finds_a_changed_payout(harness):
         "three_of_a_kind_same_color")
     assert [c["spot"] for c in rep.cards][-1] == "extra"
     assert any(e["kind"] == "dynamic_pays_drawn" for e in rep.timeline)
+    assert rep.camera_reader is None  # no camera at this table
     h.store.db.execute("UPDATE results SET amount = '999900' WHERE seat = 1")
     rep = replay_round(h.store, h.cfg, 1)
     assert any("seat 1: record says" in p for p in rep.problems)

@@ -97,6 +97,13 @@ def run_replay(args: argparse.Namespace) -> int:
         for t in rep.timeline:
             print(f"{t['at']:.3f}  {t['actor']:<28} {t['kind']:<20} "
                   f"{json.dumps(t['detail'], sort_keys=True)}")
+        reader = rep.camera_reader
+        if reader is not None:
+            env = reader.get("environment", {})
+            print(f"camera reader: {reader.get('model')} {str(reader.get('model_sha256'))[:16]}… "
+                  f"threshold {reader.get('threshold')} (opencv {env.get('opencv')}, "
+                  f"onnxruntime {env.get('onnxruntime')}, int8 flags "
+                  f"{' '.join(env.get('cpu_int8_flags', [])) or 'none'})")
         for c in rep.cards:
             print(f"card {c['position']:>2} {c['spot']:<12} shoe {c['shoe']}  "
                   f"camera {c['camera'] or '-'}  ({c['source']})")
