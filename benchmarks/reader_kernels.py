@@ -21,15 +21,21 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from vision.kernels import cpu_flags, disagreement, needs_exact_kernels, probe_crops
+from vision.kernels import (
+    cpu_flags,
+    disagreement,
+    graph_session,
+    needs_exact_kernels,
+    probe_crops,
+)
 from vision.recognize import DEFAULT_MODEL, _session
 
 
-def _plain(model: Path, level: ort.GraphOptimizationLevel) -> ort.InferenceSession:
+def _default(model: Path) -> ort.InferenceSession:
+    """``model`` as onnxruntime opens it without being asked anything but one thread."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
-    opts.graph_optimization_level = level
     return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
 
 
@@ -46,9 +52,9 @@ def main() -> int:
           f"vision.recognize asks for exact kernels: {needs_exact_kernels(flags)}")
     sessions = {
         "exact (as vision.recognize opens it)": _session(args.model, 1),
-        "onnxruntime's default": _plain(args.model, ort.GraphOptimizationLevel.ORT_ENABLE_ALL),
+        "onnxruntime's default": _default(args.model),
     }
-    graph = _plain(args.model, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    graph = graph_session(args.model)
     name = sessions["onnxruntime's default"].get_inputs()[0].name
     shape = tuple(int(d) for d in graph.get_inputs()[0].shape[1:])
     crops = probe_crops(shape, args.crops)

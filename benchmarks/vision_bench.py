@@ -27,7 +27,7 @@ from vision.crops import extract_crops  # noqa: E402
 from vision.evaluate import Score, labelled_images, score_frame  # noqa: E402
 from vision.proposals import outline, propose  # noqa: E402
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
-from vision.selfcheck import cpu_model, environment  # noqa: E402
+from vision.selfcheck import describe, environment  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         per_design[labels.get("design", "?")].add(s)
     out = {
         # speed depends on the CPU (its int8 kernels above all): say which one measured it
-        "environment": {**environment(), "cpu": cpu_model()},
+        "environment": environment(),
         "directory": str(args.directory), "frame_sizes": sorted(sizes),
         "threshold": rec.threshold, "overall": total.summary(),
         "ms_per_frame_p90": round(float(np.percentile(total.elapsed_ms, 90)), 1),
@@ -82,10 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out))
     else:
-        env = out["environment"]
-        print(f"{env['cpu']}; int8 flags {' '.join(env['cpu_int8_flags']) or 'none'}, exact "
-              f"kernels asked for: {'yes' if env['exact_kernels_asked'] else 'no'}; opencv "
-              f"{env['opencv']}, onnxruntime {env['onnxruntime']}")
+        print(describe(out["environment"]))
         print(total.report())
         print(f"ms/frame p90 {out['ms_per_frame_p90']}  stages {out['stages_median']}")
         for name, s in sorted(per_design.items()):

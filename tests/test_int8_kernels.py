@@ -16,7 +16,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from vision.kernels import probe_crops
+from vision.kernels import graph_session, probe_crops
 from vision.recognize import DEFAULT_MODEL, _session
 
 
@@ -28,12 +28,9 @@ def _patterns(n: int) -> np.ndarray:
 def test_the_readers_integer_kernels_match_its_graph_evaluated_step_by_step() -> None:
     model = Path(DEFAULT_MODEL)
     fused = _session(model, 1)
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
     # No fusion: every QuantizeLinear / DequantizeLinear runs as written, convolutions in float
     # on the dequantised values, so no integer kernel is involved.
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    reference = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    reference = graph_session(model)
     crops = _patterns(256)
     got = fused.run(None, {"crops": crops})[0]
     want = reference.run(None, {"crops": crops})[0]

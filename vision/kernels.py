@@ -16,6 +16,7 @@ saturation moves them by many steps (about ten for ``cards_v5``).
 
 from __future__ import annotations
 
+import functools
 import platform
 from pathlib import Path
 
@@ -39,19 +40,33 @@ EXACT_U8S8_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
 X86_MACHINES = frozenset({"x86_64", "amd64", "i386", "i486", "i586", "i686", "x86"})
 
 
-def cpu_flags() -> set[str]:
-    """The first processor's flags (x86) or features (ARM) from ``/proc/cpuinfo``; empty
-    where there is none (not Linux)."""
+@functools.cache
+def _cpuinfo() -> dict[str, str]:
+    """Each field of ``/proc/cpuinfo`` as it first appears (the first processor's), read once a
+    process; empty where there is none (not Linux)."""
+    fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                return set(line.split(":", 1)[1].split())
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return set()
+    return fields
 
 
-def needs_exact_kernels(flags: set[str] | None = None, machine: str | None = None) -> bool:
+def cpu_flags() -> frozenset[str]:
+    """The processor's flags (x86) or features (ARM); empty where they cannot be read."""
+    info = _cpuinfo()
+    return frozenset((info.get("flags") or info.get("Features") or "").split())
+
+
+def cpu_model() -> str:
+    """The processor's name ("model name"), else what ``platform`` says."""
+    return _cpuinfo().get("model name") or platform.processor() or platform.machine()
+
+
+def needs_exact_kernels(flags: frozenset[str] | set[str] | None = None,
+                        machine: str | None = None) -> bool:
     """Whether sessions must ask for onnxruntime's exact U8U8 kernels
     (``session.x64quantprecision``): on an x86 CPU without VNNI or AMX, and on an x86 CPU whose
     flags cannot be read. Not elsewhere: onnxruntime would rewrite the weights on a VNNI CPU
@@ -130,12 +145,21 @@ def disagreement(got: np.ndarray, want: np.ndarray) -> float:
     return diff / step if step > tolerance else float("inf")
 
 
+def graph_session(model: Path):  # noqa: ANN201 - onnxruntime is imported lazily
+    """``model`` evaluated node by node on one thread: no fusion, so every
+    ``QuantizeLinear`` / ``DequantizeLinear`` runs as written and no integer kernel is used."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+
+
 def check_session(session, model: Path) -> float:  # noqa: ANN001 - onnxruntime imported lazily
     """Run the probe through ``session`` and through ``model``'s graph node by node; return
     the disagreement in steps, raise :class:`KernelError` above :data:`MAX_STEPS`. Once per
     model file (path, size, modification time) and process."""
-    import onnxruntime as ort
-
     stat = model.stat()
     key = (str(model.resolve()), stat.st_size, stat.st_mtime_ns)
     if key in _checked:
@@ -143,12 +167,8 @@ def check_session(session, model: Path) -> float:  # noqa: ANN001 - onnxruntime 
     inp = session.get_inputs()[0]
     shape = tuple(int(d) for d in inp.shape[1:])
     crops = probe_crops(shape)
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    plain = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
     got = session.run(None, {inp.name: crops})[0]
-    want = plain.run(None, {inp.name: crops})[0]
+    want = graph_session(model).run(None, {inp.name: crops})[0]
     steps = disagreement(got, want)
     if steps > MAX_STEPS:
         raise KernelError(

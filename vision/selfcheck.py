@@ -20,7 +20,7 @@ import json
 import platform
 from pathlib import Path
 
-from vision.kernels import cpu_flags, needs_exact_kernels
+from vision.kernels import cpu_flags, cpu_model, needs_exact_kernels
 
 #: Reported confidences are rounded to 4 decimals; a last-bit difference in a float sum on
 #: another CPU may move one by a few steps of that.
@@ -37,17 +37,6 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def cpu_model() -> str:
-    """The processor's name (``/proc/cpuinfo``'s "model name"), else what ``platform`` says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def environment() -> dict:
     """Versions of what reads the frames, and the CPU's int8 instruction flags."""
     import cv2
@@ -55,12 +44,29 @@ def environment() -> dict:
     import onnxruntime as ort
 
     flags = cpu_flags()
-    return {"python": platform.python_version(), "machine": platform.machine(),
+    return {"cpu": cpu_model(), "python": platform.python_version(),
+            "machine": platform.machine(),
             "numpy": np.__version__, "opencv": cv2.__version__,
             "onnxruntime": ort.__version__,
             "cpu_int8_flags": sorted(f for f in flags
                                      if "vnni" in f or f in ("avx2", "amx_int8", "asimddp")),
             "exact_kernels_asked": needs_exact_kernels(flags)}
+
+
+def describe(env: dict) -> str:
+    """:func:`environment` in one line.
+
+    >>> describe({"cpu": "AMD EPYC", "machine": "x86_64", "python": "3.11.7",
+    ...           "numpy": "2.4.6", "opencv": "5.0.0", "onnxruntime": "1.32.0",
+    ...           "cpu_int8_flags": ["avx2"], "exact_kernels_asked": True}).split("; ")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['AMD EPYC (x86_64)', 'int8 flags avx2, exact kernels asked for: yes',
+     'python 3.11.7, numpy 2.4.6, opencv 5.0.0, onnxruntime 1.32.0']
+    """
+    return (f"{env['cpu']} ({env['machine']}); int8 flags "
+            f"{' '.join(env['cpu_int8_flags']) or 'none'}, exact kernels asked for: "
+            f"{'yes' if env['exact_kernels_asked'] else 'no'}; python {env['python']}, numpy "
+            f"{env['numpy']}, opencv {env['opencv']}, onnxruntime {env['onnxruntime']}")
 
 
 def read_samples(rec, samples: Path = SAMPLES) -> list[dict]:  # noqa: ANN001

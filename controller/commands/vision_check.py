@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.recognize import Recognizer
-    from vision.selfcheck import REFERENCE, SAMPLES, check, write_reference
+    from vision.selfcheck import REFERENCE, SAMPLES, check, describe, write_reference
 
     reference = args.reference or REFERENCE
     if not SAMPLES.is_dir():
@@ -47,11 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        env = report["environment"]
-        print(f"python {env['python']} ({env['machine']}), numpy {env['numpy']}, opencv "
-              f"{env['opencv']}, onnxruntime {env['onnxruntime']}; CPU int8 flags: "
-              f"{' '.join(env['cpu_int8_flags']) or 'none'} (exact kernels asked for: "
-              f"{'yes' if env['exact_kernels_asked'] else 'no'})")
+        print(describe(report["environment"]))
         print(f"reader {report['model']} {report['model_sha256'][:16]}…, gate {report['gate']} "
               f"{(report['gate_sha256'] or '')[:16]}…, threshold {report['threshold']}")
         print("kernel check: " + ", ".join(f"{k} {v:.1f} steps from its graph"
