@@ -389,6 +389,24 @@ def test_refine_leaves_direct_frames_alone() -> None:
     assert refine(img, [seen]) == []
 
 
+def test_second_weakest_is_the_partition_of_each_run_of_samples() -> None:
+    """The edge score's second-smallest sample, by a running pair of minima, equals numpy's
+    partition on random scores with many ties, for every sample count the search could use."""
+    from vision.refine import second_weakest
+
+    rng = np.random.default_rng(5)
+    for k in (2, 3, 8, 9):
+        for _ in range(50):
+            v = rng.integers(0, 4, (int(rng.integers(1, 40)), k, int(rng.integers(1, 90))))
+            v = v.astype(np.float32)
+            want = np.partition(v, 1, axis=1)[:, 1]
+            assert np.array_equal(second_weakest(v), want)
+    many = rng.random((3, 8, 81), np.float32)
+    many[0, 2] = many[0].min(0)  # the smallest twice: the second-smallest is it again
+    many[0, 5] = many[0, 2]
+    assert np.array_equal(second_weakest(many)[0], many[0].min(0))
+
+
 def test_quantised_classifier_agrees_with_the_float_one(tmp_path) -> None:
     """vision.quantize turns a float model into an int8 one that classifies real candidate
     crops (from the sample frames) like the float model does. Needs the ``train`` extra."""

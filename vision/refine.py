@@ -82,34 +82,51 @@ def _edge_scores(grads: np.ndarray, p: np.ndarray, x: np.ndarray,
     ww = w[:, None, None]
     xf, yf = x[:, None, :], y[:, None, :]  # (F, 1, 2)
     base = p[:, None, :] + (offsets[..., :1] * xf + offsets[..., 1:] * yf) * ww
-    steps_x = ALONG_WIDTH.astype(np.float32)[None, None, :] * ww  # (F, 1, k)
-    steps_y = ALONG_HEIGHT.astype(np.float32)[None, None, :] * ww
     k = len(ALONG_WIDTH)
-    # sample points (F, G, 2k), x and y coordinates apart: the first k along the width edge,
-    # the next k along the height edge; a row of the maps per frame, so one remap samples
-    # both gradient channels at all of them (at most 81 x 16 columns)
+    # sample points (F, 2k, G), x and y coordinates apart: the first k along the width edge,
+    # the next k along the height edge, each for every offset; a row of the maps per frame,
+    # so one remap samples both gradient channels at all of them (at most 16 x 81 columns).
+    # Sample-major, so that each sample's scores over the offsets are one contiguous run for
+    # second_weakest below (remap reads each point alike in any order).
+    steps_x = (ALONG_WIDTH.astype(np.float32)[None, :] * w[:, None])[:, :, None]  # (F, k, 1)
+    steps_y = (ALONG_HEIGHT.astype(np.float32)[None, :] * w[:, None])[:, :, None]
     maps = []
     for c in (0, 1):
-        m = np.empty((n_frames, n_offsets, 2 * k), np.float32)
-        m[..., :k] = base[..., c:c + 1] + steps_x * xf[..., c:c + 1]
-        m[..., k:] = base[..., c:c + 1] + steps_y * yf[..., c:c + 1]
+        m = np.empty((n_frames, 2 * k, n_offsets), np.float32)
+        m[:, :k] = base[:, None, :, c] + steps_x * x[:, None, None, c]
+        m[:, k:] = base[:, None, :, c] + steps_y * y[:, None, None, c]
         maps.append(m.reshape(n_frames, -1))
     both = np.concatenate([
         cv2.remap(grads, maps[0][a:a + 32766], maps[1][a:a + 32766], cv2.INTER_LINEAR,
                   borderMode=cv2.BORDER_CONSTANT)
         for a in range(0, n_frames, 32766)])  # remap's maps stay under 32767 rows
-    both = both.reshape(n_frames, n_offsets, 2 * k, 2).astype(np.float32)
+    both = both.reshape(n_frames, 2 * k, n_offsets, 2).astype(np.float32)
     sx, sy = both[..., 0], both[..., 1]
     # the gradient across each edge: along the width edge its normal is y, and vice versa
-    across_x = np.abs(sx[..., :k] * y[:, None, None, 0] + sy[..., :k] * y[:, None, None, 1])
-    across_y = np.abs(sx[..., k:] * x[:, None, None, 0] + sy[..., k:] * x[:, None, None, 1])
-
-    def second_weakest(v: np.ndarray) -> np.ndarray:
-        # unsigned: a card's shadow on another card is a thin dark line, whose two sides
-        # step opposite ways
-        return np.partition(v, 1, axis=2)[..., 1]
-
+    across_x = np.abs(sx[:, :k] * y[:, None, None, 0] + sy[:, :k] * y[:, None, None, 1])
+    across_y = np.abs(sx[:, k:] * x[:, None, None, 0] + sy[:, k:] * x[:, None, None, 1])
+    # unsigned: a card's shadow on another card is a thin dark line, whose two sides step
+    # opposite ways
     return np.minimum(second_weakest(across_x), second_weakest(across_y)), base
+
+
+def second_weakest(v: np.ndarray) -> np.ndarray:
+    """The second-smallest of ``v`` ``(F, k, G)`` along its middle axis (``k`` >= 2; the
+    smallest again when it occurs twice): ``(F, G)``, as ``np.partition(v, 1, axis=1)[:, 1]``
+    gives it, by a running smallest and second-smallest over the ``k`` slices (each a
+    contiguous block per frame: a quarter of the time of the partition of short rows).
+
+    >>> import numpy as np
+    >>> v = np.array([[[3.0, 1.0], [1.0, 3.0], [2.0, 5.0], [1.0, 4.0]]])   # F=1, k=4, G=2
+    >>> second_weakest(v).tolist()
+    [[1.0, 3.0]]
+    """
+    first = np.minimum(v[:, 0], v[:, 1])
+    second = np.maximum(v[:, 0], v[:, 1])
+    for i in range(2, v.shape[1]):
+        np.minimum(second, np.maximum(first, v[:, i]), out=second)
+        np.minimum(first, v[:, i], out=first)
+    return second
 
 
 def refine(img: np.ndarray, frames: list[IndexFrame],
