@@ -54,6 +54,9 @@ def extract_crops(img: np.ndarray, frames: list[IndexFrame]) -> np.ndarray:
         stacked = cv2.remap(img, maps[a:b].reshape(-1, CROP_W),
                             maps[n + a:n + b].reshape(-1, CROP_W),
                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        np.multiply(stacked.reshape(b - a, CROP_H, CROP_W, 3).transpose(0, 3, 1, 2),
-                    np.float32(1.0 / 255.0), out=out[a:b])
+        # channels first in 8 bits, then scaled: a quarter less time than scaling the
+        # strided view (the same values)
+        planes = np.ascontiguousarray(
+            stacked.reshape(b - a, CROP_H, CROP_W, 3).transpose(0, 3, 1, 2))
+        np.multiply(planes, np.float32(1.0 / 255.0), out=out[a:b])
     return out
