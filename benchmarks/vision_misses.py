@@ -13,18 +13,19 @@ Each readable face-up card is put in the first of these that holds:
 * **other class on top**: every candidate there reads another class best.
 
 Then recall by card width (pixels, scaled to 720p), by overlap (the top card of its hand, or
-a card with a later card over it), and, where the labels record it (``"photometric"``, frames
-rendered since 2026-11-30), by blur and JPEG quality; and the kinds above by the card's place
-in its hand (alone, first, between, last: the walk along a hand, ``vision/handwalk.py``, is
-for the cards between). Frames of a multi-deck shoe (``python -m vision.dataset ...
---identical-pairs P``) add recall of the cards whose code the frame holds twice against the
-others, and how many pairs of identical readable cards were both reported (each report
-matched to one card as ``vision-eval`` matches them: one report between two identical
-cards is within reach of both). Last, the misreads (a reported card on a labelled card of
-another code, matched as ``vision-eval`` does) by kind: the code of another card within
-:data:`NEIGHBOUR` card widths (a right read placed on the wrong card), else the same rank in
-another suit, another rank of the same suit, or both wrong. Not a speed benchmark: see
-``vision_bench.py``.
+a card with a later card over it), and, where the labels record it (``"photometric"``,
+frames rendered since 2026-11-30), by blur, JPEG quality and the frame's glare spots; by the
+camera's tilt seen at the card (:func:`camera_tilt`, from the labels' homography); and the
+kinds above by the card's place in its hand (alone, first, between, last: the walk along a
+hand, ``vision/handwalk.py``, is for the cards between). Frames of a multi-deck shoe
+(``python -m vision.dataset ... --identical-pairs P``) add recall of the cards whose code
+the frame holds twice against the others, and how many pairs of identical readable cards
+were both reported (each report matched to one card as ``vision-eval`` matches them: one
+report between two identical cards is within reach of both). Last, the misreads (a reported
+card on a labelled card of another code, matched as ``vision-eval`` does) by kind: the code
+of another card within :data:`NEIGHBOUR` card widths (a right read placed on the wrong
+card), else the same rank in another suit, another rank of the same suit, or both wrong.
+Not a speed benchmark: see ``vision_bench.py``.
 """
 
 from __future__ import annotations
@@ -136,6 +137,35 @@ def hand_place(cards: list[dict], k: int) -> str:
     return "first" if k == mine[0] else "last" if k == mine[-1] else "between"
 
 
+def camera_tilt(table_to_image: list, point: list) -> float:
+    """The camera's tilt (degrees) seen at image ``point``, from the labels' table-to-image
+    homography: the table's local stretch there, ``arccos`` of the ratio of its two scales
+    (the singular values of the map's Jacobian; a plane seen at angle t is foreshortened by
+    cos t across the tilt and not along it).
+
+    >>> straight = [[2.0, 0.0, 10.0], [0.0, 2.0, 5.0], [0.0, 0.0, 1.0]]
+    >>> round(camera_tilt(straight, [40.0, 30.0]), 1)
+    0.0
+    >>> tilted = [[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]   # half as tall
+    >>> round(camera_tilt(tilted, [40.0, 30.0]), 1)
+    60.0
+    """
+    h = np.asarray(table_to_image, float)
+    table = np.linalg.solve(h, np.array([point[0], point[1], 1.0]))
+    x, y = table[:2] / table[2]
+    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    u = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
+    v = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
+    jac = np.array([[h[0, 0] - u * h[2, 0], h[0, 1] - u * h[2, 1]],
+                    [h[1, 0] - v * h[2, 0], h[1, 1] - v * h[2, 1]]]) / w
+    s = np.linalg.svd(jac, compute_uv=False)
+    return float(np.degrees(np.arccos(np.clip(s[1] / s[0], 0.0, 1.0))))
+
+
+def _bucket_tilt(degrees: float) -> str:
+    return "<15" if degrees < 15 else "15-30" if degrees < 30 else ">=30"
+
+
 def _bucket_jpeg(p: dict) -> str:
     q = p.get("jpeg_quality", 100)
     return "<50" if q < 50 else "50-70" if q < 70 else ">=70"
@@ -187,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
             if photometric is not None:
                 by["blur"][_bucket_blur(photometric)].append(ok)
                 by["JPEG quality"][_bucket_jpeg(photometric)].append(ok)
+                by["glare spots in the frame"][str(photometric.get("glare", 0))].append(ok)
+            if "table_to_image" in labels:
+                by["camera tilt (degrees)"][_bucket_tilt(
+                    camera_tilt(labels["table_to_image"], card["center"]))].append(ok)
         for code, oks in found.items():
             if held[code] == 2 and len(oks) == 2:  # a pair of identical cards, both readable
                 pairs["pairs"] += 1

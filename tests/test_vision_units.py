@@ -668,6 +668,10 @@ def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
     assert sum(counts.values()) == total == 80
     score = evaluate_dir(root / "sample_images")
     assert counts["reported"] == score.correct
+    # the tilt and glare breakdowns hold every card once (the sample labels carry both)
+    for name in ("camera tilt \\(degrees\\)", "glare spots in the frame"):
+        line = re.search(rf"^recall by {name}: (.*)$", out, re.M).group(1)
+        assert sum(int(n) for n in re.findall(r"\(n=(\d+)\)", line)) == total
     # every card has one place in its hand, and each place's kinds add up to all of its cards
     places = re.findall(r"^  (alone|first|between|last)\s+n=\s*(\d+) (.*)$", out, re.M)
     assert {p for p, _, _ in places} >= {"first", "last"}
