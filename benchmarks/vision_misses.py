@@ -138,10 +138,11 @@ def hand_place(cards: list[dict], k: int) -> str:
 
 
 def camera_tilt(table_to_image: list, point: list) -> float:
-    """The camera's tilt (degrees) seen at image ``point``, from the labels' table-to-image
-    homography: the table's local stretch there, ``arccos`` of the ratio of its two scales
-    (the singular values of the map's Jacobian; a plane seen at angle t is foreshortened by
-    cos t across the tilt and not along it).
+    """The camera's tilt (degrees) as seen at image ``point``, from the labels' table-to-image
+    homography: the table's foreshortening there, ``arccos`` of the ratio of its two local
+    scales (the singular values of the map's Jacobian; a plane seen at angle t is shortened by
+    cos t across the tilt and not along it). At the image centre it is the camera's tilt;
+    away from it the line of sight slants more or less, as the card appears.
 
     >>> straight = [[2.0, 0.0, 10.0], [0.0, 2.0, 5.0], [0.0, 0.0, 1.0]]
     >>> round(camera_tilt(straight, [40.0, 30.0]), 1)
