@@ -77,14 +77,16 @@ def design_list(spec: str, seed: int) -> list[str]:
 def write_labelled_set(out: Path, designs: list[str], frames_per_design: int, seed: int,
                        size: tuple[int, int] = (1280, 720), quality: int = 90,
                        clean: bool = False, pitch_jitter: float = 0.0, burst: int = 1,
-                       identical_pairs: float = 0.0) -> int:
+                       identical_pairs: float = 0.0, tilt_max: float = 40.0) -> int:
     """Render ``frames_per_design`` frames per design into ``out``; returns the frame count.
 
     ``clean`` renders without glare, blur, noise or JPEG damage (saved at ``quality``), to
     separate what image quality costs from what geometry and design cost; ``pitch_jitter``
     makes the hands' steps uneven (:func:`vision.synth.render_table`); ``burst`` frames are
     written of each scene (module docstring); ``identical_pairs``: the share of hands with two
-    identical cards side by side (:func:`vision.synth.random_deal`)."""
+    identical cards side by side (:func:`vision.synth.random_deal`); ``tilt_max``: the camera's
+    largest tilt from straight down (degrees; the same random draws at any value, so a set
+    made with a smaller one holds the very scenes of the default set, seen straighter)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     # the later frames' noise has a stream of its own: the scenes are those made without bursts
@@ -95,7 +97,7 @@ def write_labelled_set(out: Path, designs: list[str], frames_per_design: int, se
             deal = random_deal(rng, identical_pairs=identical_pairs)
             frames, labels = render_burst(deal, rng, burst, noise_rng,
                                           design=design, size=size, clean=clean,
-                                          pitch_jitter=pitch_jitter)
+                                          pitch_jitter=pitch_jitter, tilt_max=tilt_max)
             stem = f"{design.replace(':', '-')}_{k:03d}"
             for i, img in enumerate(frames):
                 name = f"{stem}.jpg" if i == 0 else f"{stem}.b{i}.jpg"
@@ -122,7 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--identical-pairs", type=float, default=0.0, metavar="P",
                     help="share of hands with two identical cards side by side (a multi-deck "
                          "shoe's; 0: one deck, no two cards alike)")
+    ap.add_argument("--tilt-max", type=float, default=40.0, metavar="DEG",
+                    help="the camera's largest tilt from straight down (degrees; default 40)")
     args = ap.parse_args(argv)
+    if not 0.0 <= args.tilt_max <= 60.0:
+        ap.error("--tilt-max must be within [0, 60] degrees")
     if not 0.0 <= args.identical_pairs <= 1.0:
         ap.error("--identical-pairs must be within [0, 1]")
     if args.burst < 1:
@@ -130,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     w, h = (int(v) for v in args.size.split("x"))
     n = write_labelled_set(args.out, design_list(args.designs, args.seed), args.frames,
                            args.seed, (w, h), args.quality, args.clean, args.pitch_jitter,
-                           args.burst, args.identical_pairs)
+                           args.burst, args.identical_pairs, args.tilt_max)
     print(f"wrote {n} frames to {args.out}")
     return 0
 
