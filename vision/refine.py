@@ -102,11 +102,11 @@ def _edge_scores(grads: np.ndarray, p: np.ndarray, x: np.ndarray,
         for a in range(0, n_frames, 32766)])  # remap's maps stay under 32767 rows
     both = both.reshape(n_frames, 2 * k, n_offsets, 2).astype(np.float32)
     sx, sy = both[..., 0], both[..., 1]
-    # the gradient across each edge: along the width edge its normal is y, and vice versa
-    across_x = np.abs(sx[:, :k] * y[:, None, None, 0] + sy[:, :k] * y[:, None, None, 1])
-    across_y = np.abs(sx[:, k:] * x[:, None, None, 0] + sy[:, k:] * x[:, None, None, 1])
+    # the gradient across each edge: along the width edge its normal is y, and vice versa;
     # unsigned: a card's shadow on another card is a thin dark line, whose two sides step
     # opposite ways
+    across_x = np.abs(sx[:, :k] * y[:, None, None, 0] + sy[:, :k] * y[:, None, None, 1])
+    across_y = np.abs(sx[:, k:] * x[:, None, None, 0] + sy[:, k:] * x[:, None, None, 1])
     return np.minimum(second_weakest(across_x), second_weakest(across_y)), base
 
 
