@@ -163,6 +163,19 @@ def camera_tilt(table_to_image: list, point: list) -> float:
     return float(np.degrees(np.arccos(np.clip(s[1] / s[0], 0.0, 1.0))))
 
 
+def _tilt_or_none(labels: dict, point: list) -> float | None:
+    """:func:`camera_tilt` at ``point`` where the labels carry a usable homography (a lab's
+    own labels may have none, or a singular one), else None."""
+    h = labels.get("table_to_image")
+    if h is None:
+        return None
+    try:
+        tilt = camera_tilt(h, point)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    return tilt if np.isfinite(tilt) else None
+
+
 def _bucket_tilt(degrees: float) -> str:
     return "<15" if degrees < 15 else "15-30" if degrees < 30 else ">=30"
 
@@ -219,9 +232,9 @@ def main(argv: list[str] | None = None) -> int:
                 by["blur"][_bucket_blur(photometric)].append(ok)
                 by["JPEG quality"][_bucket_jpeg(photometric)].append(ok)
                 by["glare spots in the frame"][str(photometric.get("glare", 0))].append(ok)
-            if "table_to_image" in labels:
-                by["camera tilt (degrees)"][_bucket_tilt(
-                    camera_tilt(labels["table_to_image"], card["center"]))].append(ok)
+            tilt = _tilt_or_none(labels, card["center"])
+            if tilt is not None:
+                by["camera tilt (degrees)"][_bucket_tilt(tilt)].append(ok)
         for code, oks in found.items():
             if held[code] == 2 and len(oks) == 2:  # a pair of identical cards, both readable
                 pairs["pairs"] += 1

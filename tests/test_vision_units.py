@@ -718,6 +718,10 @@ def test_camera_tilt_is_read_back_from_a_pinhole_cameras_homography() -> None:
         assert abs(mod.camera_tilt((h / h[2, 2]).tolist(), [640.0, 360.0]) - tilt) < 1e-6
         if tilt == 0.0:  # straight down, the table is seen without foreshortening anywhere
             assert mod.camera_tilt((h / h[2, 2]).tolist(), [100.0, 600.0]) < 1e-6
+    # labels without a homography, or with a singular one, put the card in no tilt column
+    assert mod._tilt_or_none({}, [1.0, 2.0]) is None
+    assert mod._tilt_or_none({"table_to_image": [[0, 0, 0], [0, 0, 0], [0, 0, 1]]},
+                             [1.0, 2.0]) is None
 
 
 def test_truetype_decks_draw_their_index_in_the_named_font() -> None:
