@@ -27,6 +27,7 @@ from typing import Any
 from controller.auth import Actor, Role
 from controller.config import TableConfig
 from controller.devices.sim import BoardSimulator, ShoeSimulator, random_shoe
+from controller.money import dollars, from_text
 from controller.rounds import IllegalEvent, Round, State
 from controller.service import TableService
 from controller.storage import Store
@@ -226,10 +227,12 @@ class Demo:
         row = self.svc.call(lambda: self.store.db.execute(
             "SELECT id FROM rounds WHERE state='closed' ORDER BY id DESC LIMIT 1").fetchone())
         rnd = self.svc.call(self.svc.table.round, row[0])
-        wins = ", ".join(f"seat {r['seat']} {r['hand']} ${int(r['amount']) / 100:,.2f}"
+        # exact dollars from the stored amount (a fraction's text), as the books write them
+        wins = ", ".join(f"seat {r['seat']} {r['hand']} ${dollars(from_text(r['amount']))}"
                          for r in rnd.results) or "no wins"
         draw = "; ".join(rnd.draw.describe()) if rnd.draw else "void"
-        self.say(f"round {rnd.id}: {len(rnd.wagers)} wagers, Dynamic Pays [{draw}], {wins}; "
+        wagers = f"{len(rnd.wagers)} wager" + ("" if len(rnd.wagers) == 1 else "s")
+        self.say(f"round {rnd.id}: {wagers}, Dynamic Pays [{draw}], {wins}; "
                  f"meter ${self.svc.public_view()['meter']}")
 
     def step(self) -> None:

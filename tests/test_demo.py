@@ -21,6 +21,17 @@ def test_demo_plays_rounds_and_the_books_reconcile(tmp_path):
     assert "6 rounds played" in out
     rep = json.loads(cli("report", "--db", db, "--json").stdout)
     assert rep["rounds_completed"] == 6 and rep["wagers_count"] >= 1
+    # one line a round: its wagers counted in words that agree ("1 wager", "2 wagers"), the
+    # wins in exact dollars, and the counts add up to the books'
+    import re
+
+    lines = re.findall(r"^round \d+: (\d+) (wagers?), Dynamic Pays \[.*\], (.*); meter \$[\d.]+$",
+                       out, re.M)
+    assert len(lines) == 6, out
+    assert all((n == "1") == (word == "wager") for n, word, _ in lines)
+    assert sum(int(n) for n, _, _ in lines) == rep["wagers_count"]
+    for _, _, wins in lines:
+        assert wins == "no wins" or re.fullmatch(r"seat \d+ .+ \$\d+\.\d\d(, seat .*)?", wins)
     assert cli("audit", "--db", db).returncode == 0
     # Every wager went through the table board's sensors, every card through the shoe link.
     import sqlite3
