@@ -15,7 +15,8 @@ Each readable face-up card is put in the first of these that holds:
 Then recall by card width (pixels, scaled to 720p), by overlap (the top card of its hand, or
 a card with a later card over it), and, where the labels record it (``"photometric"``,
 frames rendered since 2026-11-30), by blur, JPEG quality and the frame's glare spots; by the
-camera's tilt seen at the card (:func:`camera_tilt`, from the labels' homography); and the
+camera's tilt seen at the card (:func:`vision.evaluate.camera_tilt`, from the labels'
+homography); and the
 kinds above by the card's place in its hand (alone, first, between, last: the walk along a
 hand, ``vision/handwalk.py``, is for the cards between). Frames of a multi-deck shoe
 (``python -m vision.dataset ... --identical-pairs P``) add recall of the cards whose code
@@ -41,7 +42,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.codes import CLASS_INDEX  # noqa: E402
-from vision.evaluate import CODE_RADIUS, labelled_images, match_reports  # noqa: E402
+from vision.evaluate import (  # noqa: E402
+    CODE_RADIUS,
+    label_tilt,
+    labelled_images,
+    match_reports,
+)
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
 
 ON_CORNER = 0.12
@@ -137,45 +143,6 @@ def hand_place(cards: list[dict], k: int) -> str:
     return "first" if k == mine[0] else "last" if k == mine[-1] else "between"
 
 
-def camera_tilt(table_to_image: list, point: list) -> float:
-    """The camera's tilt (degrees) as seen at image ``point``, from the labels' table-to-image
-    homography: the table's foreshortening there, ``arccos`` of the ratio of its two local
-    scales (the singular values of the map's Jacobian; a plane seen at angle t is shortened by
-    cos t across the tilt and not along it). At the image centre it is the camera's tilt;
-    away from it the line of sight slants more or less, as the card appears.
-
-    >>> straight = [[2.0, 0.0, 10.0], [0.0, 2.0, 5.0], [0.0, 0.0, 1.0]]
-    >>> round(camera_tilt(straight, [40.0, 30.0]), 1)
-    0.0
-    >>> tilted = [[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]   # half as tall
-    >>> round(camera_tilt(tilted, [40.0, 30.0]), 1)
-    60.0
-    """
-    h = np.asarray(table_to_image, float)
-    table = np.linalg.solve(h, np.array([point[0], point[1], 1.0]))
-    x, y = table[:2] / table[2]
-    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
-    u = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
-    v = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
-    jac = np.array([[h[0, 0] - u * h[2, 0], h[0, 1] - u * h[2, 1]],
-                    [h[1, 0] - v * h[2, 0], h[1, 1] - v * h[2, 1]]]) / w
-    s = np.linalg.svd(jac, compute_uv=False)
-    return float(np.degrees(np.arccos(np.clip(s[1] / s[0], 0.0, 1.0))))
-
-
-def _tilt_or_none(labels: dict, point: list) -> float | None:
-    """:func:`camera_tilt` at ``point`` where the labels carry a usable homography (a lab's
-    own labels may have none, or a singular one), else None."""
-    h = labels.get("table_to_image")
-    if h is None:
-        return None
-    try:
-        tilt = camera_tilt(h, point)
-    except (np.linalg.LinAlgError, ValueError):
-        return None
-    return tilt if np.isfinite(tilt) else None
-
-
 def _bucket_tilt(degrees: float) -> str:
     return "<15" if degrees < 15 else "15-30" if degrees < 30 else ">=30"
 
@@ -232,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                 by["blur"][_bucket_blur(photometric)].append(ok)
                 by["JPEG quality"][_bucket_jpeg(photometric)].append(ok)
                 by["glare spots in the frame"][str(photometric.get("glare", 0))].append(ok)
-            tilt = _tilt_or_none(labels, card["center"])
+            tilt = label_tilt(labels, card["center"])
             if tilt is not None:
                 by["camera tilt (degrees)"][_bucket_tilt(tilt)].append(ok)
         for code, oks in found.items():

@@ -118,15 +118,9 @@ def test_a_set_made_with_a_smaller_tilt_holds_the_same_scenes_seen_straighter(
         tmp_path: Path) -> None:
     """``vision.dataset --tilt-max``: the same deals, light and damage as the default set of the
     same seed, the camera's tilt scaled down (the same random draws); out of range refused."""
-    import importlib.util
-
     from vision.dataset import main
+    from vision.evaluate import camera_tilt
 
-    root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("vision_misses",
-                                                  root / "benchmarks" / "vision_misses.py")
-    misses = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(misses)
     write_labelled_set(tmp_path / "wide", ["proc:5:3"], 3, seed=5)
     assert main([str(tmp_path / "straight"), "--designs", "proc:5:3", "--frames", "3",
                  "--seed", "5", "--tilt-max", "10"]) == 0
@@ -138,8 +132,8 @@ def test_a_set_made_with_a_smaller_tilt_holds_the_same_scenes_seen_straighter(
                                                                 for c in b["cards"]]
         assert a["photometric"] == b["photometric"]
         centre = [a["width"] / 2, a["height"] / 2]
-        tilt_a = misses.camera_tilt(a["table_to_image"], centre)
-        tilt_b = misses.camera_tilt(b["table_to_image"], centre)
+        tilt_a = camera_tilt(a["table_to_image"], centre)
+        tilt_b = camera_tilt(b["table_to_image"], centre)
         assert abs(tilt_b - tilt_a * 10 / 40) < 0.01  # (the labels round the homography)
     with pytest.raises(SystemExit):
         main([str(tmp_path / "x"), "--tilt-max", "75"])

@@ -696,32 +696,26 @@ def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
 
 
 def test_camera_tilt_is_read_back_from_a_pinhole_cameras_homography() -> None:
-    """benchmarks/vision_misses.camera_tilt gives the tilt of a pinhole camera looking at the
-    table (turned about an axis in the table's plane) at the point it looks at, from the
+    """vision.evaluate.camera_tilt gives the tilt of a pinhole camera looking at the table
+    (turned about an axis in the table's plane) at the point it looks at, from the
     table-to-image homography the labels carry; a camera straight down gives 0 everywhere."""
-    import importlib.util
-    from pathlib import Path
-
     import cv2
 
-    root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("vision_misses",
-                                                  root / "benchmarks" / "vision_misses.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from vision.evaluate import camera_tilt, label_tilt
+
     rng = np.random.default_rng(3)
     k = np.array([[900.0, 0.0, 640.0], [0.0, 900.0, 360.0], [0.0, 0.0, 1.0]])
     for tilt in (0.0, 10.0, 25.0, 40.0):
         axis = rng.uniform(-np.pi, np.pi)
         rot, _ = cv2.Rodrigues(np.array([np.cos(axis), np.sin(axis), 0.0]) * np.radians(tilt))
         h = k @ np.column_stack([rot[:, 0], rot[:, 1], [0.0, 0.0, 1500.0]])
-        assert abs(mod.camera_tilt((h / h[2, 2]).tolist(), [640.0, 360.0]) - tilt) < 1e-6
+        assert abs(camera_tilt((h / h[2, 2]).tolist(), [640.0, 360.0]) - tilt) < 1e-6
         if tilt == 0.0:  # straight down, the table is seen without foreshortening anywhere
-            assert mod.camera_tilt((h / h[2, 2]).tolist(), [100.0, 600.0]) < 1e-6
+            assert camera_tilt((h / h[2, 2]).tolist(), [100.0, 600.0]) < 1e-6
     # labels without a homography, or with a singular one, put the card in no tilt column
-    assert mod._tilt_or_none({}, [1.0, 2.0]) is None
-    assert mod._tilt_or_none({"table_to_image": [[0, 0, 0], [0, 0, 0], [0, 0, 1]]},
-                             [1.0, 2.0]) is None
+    assert label_tilt({}, [1.0, 2.0]) is None
+    assert label_tilt({"table_to_image": [[0, 0, 0], [0, 0, 0], [0, 0, 1]]},
+                      [1.0, 2.0]) is None
 
 
 def test_truetype_decks_draw_their_index_in_the_named_font() -> None:

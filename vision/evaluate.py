@@ -179,6 +179,45 @@ def score_frame(result: dict, labels: dict) -> Score:
     return sc
 
 
+def camera_tilt(table_to_image: list, point: list) -> float:
+    """The camera's tilt (degrees) as seen at image ``point``, from the labels' table-to-image
+    homography: the table's foreshortening there, ``arccos`` of the ratio of its two local
+    scales (the singular values of the map's Jacobian; a plane seen at angle t is shortened by
+    cos t across the tilt and not along it). At the image centre it is the camera's tilt;
+    away from it the line of sight slants more or less, as the card appears.
+
+    >>> straight = [[2.0, 0.0, 10.0], [0.0, 2.0, 5.0], [0.0, 0.0, 1.0]]
+    >>> round(camera_tilt(straight, [40.0, 30.0]), 1)
+    0.0
+    >>> tilted = [[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]   # half as tall
+    >>> round(camera_tilt(tilted, [40.0, 30.0]), 1)
+    60.0
+    """
+    h = np.asarray(table_to_image, float)
+    table = np.linalg.solve(h, np.array([point[0], point[1], 1.0]))
+    x, y = table[:2] / table[2]
+    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    u = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
+    v = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
+    jac = np.array([[h[0, 0] - u * h[2, 0], h[0, 1] - u * h[2, 1]],
+                    [h[1, 0] - v * h[2, 0], h[1, 1] - v * h[2, 1]]]) / w
+    s = np.linalg.svd(jac, compute_uv=False)
+    return float(np.degrees(np.arccos(np.clip(s[1] / s[0], 0.0, 1.0))))
+
+
+def label_tilt(labels: dict, point: list) -> float | None:
+    """:func:`camera_tilt` at ``point`` where the labels carry a usable homography (a lab's
+    own labels may have none, or a singular one), else None."""
+    h = labels.get("table_to_image")
+    if h is None:
+        return None
+    try:
+        tilt = camera_tilt(h, point)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    return tilt if np.isfinite(tilt) else None
+
+
 def labelled_images(directory: Path) -> list[tuple[Path, Path]]:
     """(image, label) pairs in ``directory``, sorted by name."""
     pairs = []

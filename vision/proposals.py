@@ -355,7 +355,7 @@ def _contour_corners(contours: list[np.ndarray], arm: int, orients: list[float],
     turn = -_cross(back, fwd) * np.asarray(orients, np.float64)[contour]  # > 0: convex turn
     score = np.where((np.abs(cosang) < 0.57) & (turn > 0), -np.abs(cosang) + 1, 0.0)
     # keep local maxima of the score along each contour (looked for only where it is
-    # positive, a few points in a hundred: the same peaks in a fraction of the gathers)
+    # positive, about one point in ten: the same peaks in a fraction of the gathers)
     scored = np.flatnonzero(score > 0)
     win = score[along(scored, np.arange(-arm, arm + 1))].max(1, initial=0.0)
     peaks = scored[score[scored] >= win]
