@@ -3,7 +3,9 @@
 Directory format: every image ``NAME.jpg`` (or ``.png``) has a label file ``NAME.json`` beside
 it, in the format written by :func:`vision.synth.render_table` (see :mod:`vision.synth`). Only
 ``cards[*].code`` (a code or ``"face_down"``), ``center``, ``card_width_px`` and ``readable``
-are used.
+are used for the scores; ``table_to_image`` (optional: the table-to-image homography) says
+how far the camera is tilted at a card (:func:`camera_tilt`, for the breakdowns of
+``benchmarks/vision_misses.py``).
 
 Matching: a reported card matches an unmatched labelled card of the same code whose centre is
 within :data:`CODE_RADIUS` (0.6) card widths if there is one (the read is right, the position
