@@ -55,14 +55,23 @@ def _default_spots() -> dict[str, tuple[float, float]]:
     return {name: (x, y) for name, (x, y, _) in SPOTS.items()}
 
 
-def _jacobian_det(h: np.ndarray, point: np.ndarray) -> float:
-    """The determinant of the homography ``h``'s derivative at image ``point``: its sign says
-    whether it keeps or reverses the turning sense there."""
+def homography_jacobian(h: np.ndarray, point: Sequence[float]) -> np.ndarray:
+    """The 2x2 derivative of the homography ``h`` (3x3) at ``point`` (in its source plane).
+
+    >>> import numpy as np
+    >>> homography_jacobian(np.diag([2.0, 3.0, 1.0]), (5.0, 7.0)).tolist()
+    [[2.0, 0.0], [0.0, 3.0]]
+    """
     x, y = float(point[0]), float(point[1])
     w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
     mapped = (h[:2, :2] @ (x, y) + h[:2, 2]) / w
-    jac = (h[:2, :2] - np.outer(mapped, h[2, :2])) / w
-    return float(np.linalg.det(jac))
+    return (h[:2, :2] - np.outer(mapped, h[2, :2])) / w
+
+
+def _jacobian_det(h: np.ndarray, point: np.ndarray) -> float:
+    """The determinant of the homography ``h``'s derivative at image ``point``: its sign says
+    whether it keeps or reverses the turning sense there."""
+    return float(np.linalg.det(homography_jacobian(h, point)))
 
 
 def orientation_problem(image_to_layout: np.ndarray, image_points: np.ndarray) -> str | None:

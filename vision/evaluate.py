@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.calibration import homography_jacobian
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 MATCH_RADIUS = 0.3
 CODE_RADIUS = 0.6
@@ -197,13 +199,7 @@ def camera_tilt(table_to_image: list, point: list) -> float:
     """
     h = np.asarray(table_to_image, float)
     table = np.linalg.solve(h, np.array([point[0], point[1], 1.0]))
-    x, y = table[:2] / table[2]
-    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
-    u = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
-    v = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
-    jac = np.array([[h[0, 0] - u * h[2, 0], h[0, 1] - u * h[2, 1]],
-                    [h[1, 0] - v * h[2, 0], h[1, 1] - v * h[2, 1]]]) / w
-    s = np.linalg.svd(jac, compute_uv=False)
+    s = np.linalg.svd(homography_jacobian(h, table[:2] / table[2]), compute_uv=False)
     return float(np.degrees(np.arccos(np.clip(s[1] / s[0], 0.0, 1.0))))
 
 
