@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from controller.config import CameraSettings
-from controller.fusion import CameraCard
+from controller.fusion import CameraCard, CameraRankColour
 from vision.calibration import CalibrationError, TableCalibration, assign_spots
 from vision.recognize import DEFAULT_MODEL, Recognizer
 
@@ -65,6 +65,8 @@ class CameraRead:
     calibration_error: str | None = None  # why the frame could not be placed on the layout
     warning: str | None = None  # why the frame's face-up cards were refused (no colour, mirrored)
     frames: int = 1  # frames read and fused (the [camera] burst)
+    #: Cards among the unreadable ones whose rank and colour the camera is sure of.
+    rank_colour: list[CameraRankColour] = field(default_factory=list)
 
 
 class SimulatedCamera:
@@ -141,7 +143,11 @@ class SimulatedCamera:
                             [cv2.IMWRITE_JPEG_QUALITY, 85])
         cards = [CameraCard(c["code"], c["spot"] or "off-layout", float(c["confidence"]))
                  for c in result["cards"]]
+        rank_colour = [CameraRankColour(u["rank"], u["color"], u["spot"] or "off-layout",
+                                        float(u["confidence"]))
+                       for u in result["unreadable"] if "rank" in u]
         return CameraRead(cards, [c["spot"] for c in result["face_down"]],
                           [c["spot"] for c in result["unreadable"]],
                           float(result.get("elapsed_ms", 0.0)), saved,
-                          warning=result.get("warning"), frames=len(frames))
+                          warning=result.get("warning"), frames=len(frames),
+                          rank_colour=rank_colour)

@@ -198,7 +198,8 @@ class Demo:
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
         result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
-                                       read.calibration_error, read.warning)
+                                       read.calibration_error, read.warning,
+                                       read.rank_colour)
         if result.problems:
             self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")
 

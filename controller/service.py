@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from controller.auth import Actor, Auth, Role
 from controller.config import TableConfig
-from controller.fusion import CameraCard, FusionResult, cross_check
+from controller.fusion import CameraCard, CameraRankColour, FusionResult, cross_check
 from controller.rounds import Table
 from controller.storage import Store
 
@@ -67,14 +67,17 @@ class TableService:
     def camera_check(self, round_id: int, camera: list[CameraCard], hole_up: bool,
                      frame_names: Sequence[str] = (),
                      calibration_error: str | None = None,
-                     frame_warning: str | None = None) -> FusionResult:
+                     frame_warning: str | None = None,
+                     rank_colour: Sequence[CameraRankColour] = ()) -> FusionResult:
         """Cross-check one camera reading of the layout against the shoe's cards of the round;
         record the camera's code for each card and the frame; hold the round on any problem
         (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
         not be placed on the layout (``calibration_error``) is itself the problem: its cards
         cannot be compared area by area. A frame whose cards the camera refused as a whole
         (``frame_warning``: no colour, mirrored) says so first among the problems. Every frame
-        kept (``frame_names``: one, or a burst's) is recorded."""
+        kept (``frame_names``: one, or a burst's) is recorded. ``rank_colour``: cards whose
+        code the camera could not read but whose rank and colour it could
+        (:func:`controller.fusion.cross_check`)."""
         with self.lock:
             table = self.table
             rnd = table.round(round_id)
@@ -83,7 +86,7 @@ class TableService:
                 result = FusionResult(problems=[
                     f"camera frame not placed on the layout: {calibration_error}"])
             else:
-                result = cross_check(visible, camera, self.cfg.shoe)
+                result = cross_check(visible, camera, self.cfg.shoe, rank_colour)
                 if frame_warning is not None:
                     result.problems.insert(0, f"camera frame: {frame_warning}")
             table.record_camera(round_id, {p: code for p, code in

@@ -188,11 +188,11 @@ class TableCalibration:
 def assign_spots(result: dict, calibration: TableCalibration) -> dict:
     """A copy of a recognition result with ``"spot"`` added to every card (placed by
     :meth:`TableCalibration.card_centre`), face-down card and unreadable card (by their
-    centres); ``None`` off the layout."""
+    centres; an unreadable card that carries its corners, with its rank and colour, as a
+    card); ``None`` off the layout."""
     out = dict(result)
-    out["cards"] = [{**c, "spot": calibration.spot_at(calibration.card_centre(c["corners"]))
+    for key in ("cards", "face_down", "unreadable"):
+        out[key] = [{**c, "spot": calibration.spot_at(calibration.card_centre(c["corners"]))
                      if "corners" in c else calibration.spot_for(c["center"])}
-                    for c in result["cards"]]
-    for key in ("face_down", "unreadable"):
-        out[key] = [{**c, "spot": calibration.spot_for(c["center"])} for c in result[key]]
+                    for c in result[key]]
     return out

@@ -18,7 +18,12 @@ Metrics:
 * **misread rate**: reported cards whose code is wrong for the card they sit on / reported cards;
 * **false positives**: reported cards that sit on no labelled card, or on one already matched,
   or on a face-down card;
-* face-down recall, unreadable reports, and milliseconds per frame (median).
+* face-down recall, unreadable reports, and milliseconds per frame (median);
+* where refusals carry a rank and colour (:mod:`vision.rankcolour`), matched as the cards are
+  (by rank and colour, to labelled cards no reported card matched): **rank-and-colour
+  recall**, readable face-up cards reported by their code or by their rank and colour /
+  readable face-up cards, the **rank-and-colour misread rate** (such refusals on a face-up
+  card of another rank or colour / such refusals) and their false positives.
 
 A *burst* (several frames of one still scene, :mod:`vision.burst`) is ``NAME.jpg`` with its
 label, followed by ``NAME.b1.jpg``, ``NAME.b2.jpg``, ...; scored as bursts, each scene's
@@ -57,6 +62,12 @@ class Score:
     face_down_false: int = 0
     unreadable_reports: int = 0
     centre_close: int = 0
+    #: Refusals with a rank and colour: all, those right on a readable card no reported card
+    #: matched, wrong (another rank or colour), and on no card (or a face-down or taken one).
+    rc_reported: int = 0
+    rc_correct: int = 0
+    rc_misread: int = 0
+    rc_false_positive: int = 0
     elapsed_ms: list[float] = field(default_factory=list)
     confusions: list[str] = field(default_factory=list)
 
@@ -67,6 +78,14 @@ class Score:
     @property
     def misread_rate(self) -> float:
         return self.misread / self.reported if self.reported else 0.0
+
+    @property
+    def rank_colour_recall(self) -> float:
+        return (self.correct + self.rc_correct) / self.readable if self.readable else 0.0
+
+    @property
+    def rc_misread_rate(self) -> float:
+        return self.rc_misread / self.rc_reported if self.rc_reported else 0.0
 
     @property
     def ms_median(self) -> float:
@@ -90,6 +109,9 @@ class Score:
             "centre_within_0.3": round(self.centre_close / self.correct, 4) if self.correct
             else 0.0,
             "ms_per_frame_median": round(self.ms_median, 1),
+            "rank_colour_recall": round(self.rank_colour_recall, 5),
+            "rc_reported": self.rc_reported, "rc_correct": self.rc_correct,
+            "rc_misread": self.rc_misread, "rc_false_positives": self.rc_false_positive,
         }
 
     def report(self) -> str:
@@ -102,7 +124,12 @@ class Score:
                 f" (false {self.face_down_false})  unreadable reports {self.unreadable_reports}\n"
                 f"centre within 0.3 card widths for {100 * s['centre_within_0.3']:.1f}% of right"
                 f" reads\n"
-                f"ms/frame median {self.ms_median:.1f}")
+                + (f"rank and colour: recall {100 * self.rank_colour_recall:.2f}% "
+                   f"({self.correct + self.rc_correct}/{self.readable}: {self.rc_correct} more "
+                   f"by rank and colour)  misread rate {100 * self.rc_misread_rate:.3f}% "
+                   f"({self.rc_misread}/{self.rc_reported})  false positives "
+                   f"{self.rc_false_positive}\n" if self.rc_reported else "")
+                + f"ms/frame median {self.ms_median:.1f}")
 
     def line(self) -> str:
         """The main counts on one line (a row of a per-design table)."""
@@ -126,12 +153,20 @@ def match_reports(cards: list[dict], truth: list[dict]) -> list[tuple[int | None
     (The first right, the second a misread, the third on no card, the fourth on a card already
     matched.)
     """
-    used: set[int] = set()
+    return _match([c["code"] for c in cards], [c["center"] for c in cards], truth,
+                  [t["code"] for t in truth], set())
+
+
+def _match(keys: list, centres: list, truth: list[dict], truth_keys: list,
+           used: set[int]) -> list[tuple[int | None, float]]:
+    """:func:`match_reports` of reports by ``keys`` (codes, or ranks and colours) at
+    ``centres`` against ``truth`` by ``truth_keys``; ``used``: labelled cards already taken
+    (updated)."""
     out: list[tuple[int | None, float]] = []
-    for card in cards:
-        p = np.array(card["center"], float)
+    for key, centre in zip(keys, centres, strict=True):
+        p = np.array(centre, float)
         dist = [np.linalg.norm(p - np.array(t["center"])) / t["card_width_px"] for t in truth]
-        same = [i for i, t in enumerate(truth) if t["code"] == card["code"] and i not in used
+        same = [i for i, t in enumerate(truth_keys) if t == key and i not in used
                 and dist[i] < CODE_RADIUS]
         near = [i for i in range(len(truth)) if dist[i] < MATCH_RADIUS]
         best = min(same, key=lambda i: dist[i]) if same else (
@@ -180,7 +215,39 @@ def score_frame(result: dict, labels: dict) -> Score:
             taken.add(hit)
     sc.face_down_found = len(taken)
     sc.unreadable_reports = len(result["unreadable"])
+    _score_rank_colour(sc, result, truth)
     return sc
+
+
+def _score_rank_colour(sc: Score, result: dict, truth: list[dict]) -> None:
+    """Add the refusals that carry a rank and colour to ``sc`` (module docstring).
+
+    >>> truth = [{"code": "QH", "center": [0, 0], "card_width_px": 50.0},
+    ...          {"code": "7C", "center": [100, 0], "card_width_px": 50.0}]
+    >>> result = {"cards": [], "face_down": [], "unreadable": [
+    ...     {"center": [2, 0], "rank": "Q", "color": "red"},
+    ...     {"center": [100, 3], "rank": "7", "color": "red"}, {"center": [400, 0]}]}
+    >>> s = score_frame(result, {"cards": truth})
+    >>> s.rc_reported, s.rc_correct, s.rc_misread, s.rc_false_positive, s.rank_colour_recall
+    (2, 1, 1, 0, 0.5)
+    """
+    from vision.rankcolour import of_code
+
+    entries = [u for u in result["unreadable"] if "rank" in u]
+    if not entries:
+        return
+    used = {best for best, _ in match_reports(result["cards"], truth) if best is not None}
+    keys = [of_code(t["code"]) if t["code"] != "face_down" else None for t in truth]
+    for entry, (best, _) in zip(entries, _match([(u["rank"], u["color"]) for u in entries],
+                                               [u["center"] for u in entries], truth, keys,
+                                               used), strict=True):
+        sc.rc_reported += 1
+        if best is None:
+            sc.rc_false_positive += 1
+        elif keys[best] != (entry["rank"], entry["color"]):
+            sc.rc_misread += 1
+        elif truth[best].get("readable", True):
+            sc.rc_correct += 1
 
 
 def camera_tilt(table_to_image: list, point: list) -> float:

@@ -148,13 +148,16 @@ def colour_follows_brightness(img: np.ndarray) -> bool:
 
 def refuse_codes(result: dict, warning: str = NO_COLOUR) -> dict:
     """``result`` (:meth:`vision.recognize.Recognizer.merge`) with every face-up card moved to
-    the refusals and ``warning`` added.
+    the refusals and ``warning`` added; a refusal keeps its centre alone (a rank and colour
+    read in such a frame are no surer than its codes: :mod:`vision.rankcolour`).
 
     >>> refuse_codes({"cards": [{"code": "QH", "confidence": 1.0, "center": [1.0, 2.0],
-    ...                          "corners": []}], "face_down": [], "unreadable": []})["unreadable"]
-    [{'center': [1.0, 2.0]}]
+    ...                          "corners": []}], "face_down": [],
+    ...               "unreadable": [{"center": [5.0, 6.0], "rank": "Q", "color": "red"}]}
+    ...              )["unreadable"]
+    [{'center': [5.0, 6.0]}, {'center': [1.0, 2.0]}]
     """
     return {**result, "cards": [],
-            "unreadable": result["unreadable"] + [{"center": c["center"]}
-                                                  for c in result["cards"]],
+            "unreadable": [{"center": c["center"]}
+                           for c in [*result["unreadable"], *result["cards"]]],
             "warning": warning}

@@ -117,6 +117,10 @@ class _Read:
     #: Scale of the frame's size at which a card known by this corner alone is placed
     #: (:func:`vision.recognize.placement_scale`).
     place: float = 1.0
+    #: The most probable rank and colour (:mod:`vision.rankcolour`; -1: not known, as in
+    #: reads saved before it) and its probability, the two suits of the colour summed.
+    rank_colour: int = -1
+    rank_colour_prob: float = 0.0
 
     @cached_property
     def center(self) -> np.ndarray:

@@ -14,10 +14,11 @@ SHA-256) and their look scales, and are refused for another reader; a change to 
 stage itself (proposals, looks, the walk) makes them stale without their knowing, so such a
 change needs a fresh sweep.
 
-File: ``.npz`` with ``reads`` (all reads, ``(n, 13)`` float64: class, probability, code
+File: ``.npz`` with ``reads`` (all reads, ``(n, 15)`` float64: class, probability, code
 mass, index-corner point (2), x axis (2), y axis (2), width, height, direct, placement
-scale), ``offsets`` (where each frame's reads start; ``n`` last), ``labels`` (each frame's
-labels, JSON) and ``meta`` (JSON).
+scale, rank and colour (:mod:`vision.rankcolour`) and its probability; files saved before
+2026-12-02 have the first 13 and no rank and colour), ``offsets`` (where each frame's
+reads start; ``n`` last), ``labels`` (each frame's labels, JSON) and ``meta`` (JSON).
 """
 
 from __future__ import annotations
@@ -30,24 +31,27 @@ import numpy as np
 
 from vision.proposals import IndexFrame
 
-#: Columns of a packed read.
-COLUMNS = 13
+#: Columns of a packed read (13 before the rank and colour were kept).
+COLUMNS = 15
 
 
 def pack(reads: list) -> np.ndarray:
     """Reads (:class:`vision.merge._Read`) as rows of :data:`COLUMNS` floats."""
     return np.array([[r.cls, r.prob, r.code_mass, *r.frame.point, *r.frame.x_axis,
                       *r.frame.y_axis, r.frame.width, r.frame.height, float(r.frame.direct),
-                      r.place] for r in reads], np.float64).reshape(-1, COLUMNS)
+                      r.place, r.rank_colour, r.rank_colour_prob] for r in reads],
+                    np.float64).reshape(-1, COLUMNS)
 
 
 def unpack(rows: np.ndarray) -> list:
-    """The reads that :func:`pack` made ``rows`` of."""
+    """The reads that :func:`pack` made ``rows`` of (rows of 13, saved before the rank and
+    colour were kept, give reads that do not know them)."""
     from vision.merge import _Read
 
     return [_Read(int(r[0]), float(r[1]), float(r[2]),
                   IndexFrame(r[3:5].copy(), r[5:7].copy(), r[7:9].copy(), float(r[9]),
-                             float(r[10]), bool(r[11])), float(r[12])) for r in rows]
+                             float(r[10]), bool(r[11])), float(r[12]),
+                  *((int(r[13]), float(r[14])) if len(r) > 13 else ())) for r in rows]
 
 
 def file_sha256(path: Path) -> str:

@@ -56,6 +56,7 @@ from vision.proposals import (
     outline,
     propose,
 )
+from vision.rankcolour import rank_colour_probs, with_rank_colour
 from vision.refine import gradients, refine
 
 
@@ -204,6 +205,10 @@ class Recognizer:
         #: The threshold the rule picked on the training designs alone (``vision.calibrate``
         #: ``--unseen-sweep``; the operating one holds on designs the reader never saw too)
         self.seen_threshold = float(meta.get("seen_threshold", self.threshold))
+        #: Where a card's code is below the threshold, its rank and colour are reported at
+        #: this one (:mod:`vision.rankcolour`, chosen by the same rule); ``None``: never.
+        rc = meta.get("rank_colour_threshold")
+        self.rank_colour_threshold = None if rc is None else float(rc)
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
         # the files read, named by what the reads of this recogniser came from (vision.readsfile)
@@ -362,8 +367,10 @@ class Recognizer:
         # the best class, its probability and the code mass of every candidate in three
         # numpy calls, not three a candidate (the same numbers: each row summed alike)
         best, mass = probs.max(1).tolist(), probs[:, :52].sum(1).tolist()
-        return [_Read(c, p, m, f, place) for c, p, m, f in zip(
-            probs.argmax(1).tolist(), best, mass, frames, strict=True)], found, direct
+        rc = rank_colour_probs(probs)
+        return [_Read(c, p, m, f, place, k, q) for c, p, m, f, k, q in zip(
+            probs.argmax(1).tolist(), best, mass, frames, rc.argmax(1).tolist(),
+            rc.max(1).tolist(), strict=True)], found, direct
 
     def pick_size(self, img: np.ndarray, found: Outline) -> int:
         """Which card-size hypothesis of ``found`` to read the frame at (index into
@@ -401,10 +408,17 @@ class Recognizer:
                  if size.support >= SIZE_CLOSE_SUPPORT * found.sizes[0].support]
         return max(close, key=lambda i: (counts[i], -i)), looks
 
-    def merge(self, reads: list[_Read], threshold: float | None = None) -> dict:
+    def merge(self, reads: list[_Read], threshold: float | None = None,
+              rank_colour_threshold: float | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output
-        (:func:`vision.merge.merge_reads` at the operating threshold, or ``threshold``)."""
-        return merge_reads(reads, self.threshold if threshold is None else threshold)
+        (:func:`vision.merge.merge_reads` at the operating threshold, or ``threshold``); the
+        refusals of cards whose rank and colour are sure at the reader's
+        :attr:`rank_colour_threshold` (or ``rank_colour_threshold``) carry them
+        (:func:`vision.rankcolour.with_rank_colour`)."""
+        result = merge_reads(reads, self.threshold if threshold is None else threshold)
+        rc = (self.rank_colour_threshold if rank_colour_threshold is None
+              else rank_colour_threshold)
+        return result if rc is None else with_rank_colour(result, reads, rc)
 
 
 def placement_scale(found: Outline, size: int, looks: list[np.ndarray]) -> float:

@@ -135,9 +135,13 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
         label = f"burst of {len(head['images'])} frames"
     else:
         label = head["image"] + (f"#{head['frame']}" if "frame" in head else "")
+    # the refusals whose rank and colour are sure (vision.rankcolour): "Q-red(0.998)"
+    partial = " ".join(f"{u['rank']}-{u['color']}({u['confidence']:.3f})"
+                       for u in result["unreadable"] if "rank" in u)
     tqdm.write(f"{label}: {cards} | face down {len(result['face_down'])}"
                f" | unreadable {len(result['unreadable'])}"
-               f" | {result['elapsed_ms']:.1f} ms")
+               + (f" (rank and colour: {partial})" if partial else "")
+               + f" | {result['elapsed_ms']:.1f} ms")
 
 
 def _run_burst(args: argparse.Namespace, files: list[Path], rec, calibrator) -> int:  # noqa: ANN001
