@@ -16,6 +16,7 @@ from vision.calibrate_rank_colour import main as calibrate_main
 from vision.calibrate_rank_colour import sweep as rank_colour_sweep
 from vision.codes import CARD_CODES, CLASS_INDEX, CLASSES
 from vision.evaluate import labelled_images, score_frame
+from vision.merge import merge_reads
 from vision.rankcolour import (
     RANK_COLOUR_NAMES,
     name,
@@ -178,3 +179,33 @@ def test_the_table_records_a_rank_and_colour_and_holds_on_another(dealt_service)
                            rank_colour=[CameraRankColour("K", "black", "seat1", 0.999)])
     assert bad.problems == ["shoe/camera disagreement at seat1: shoe KH, camera K black"]
     assert svc.table.current().state.value == "held"
+
+
+def _read(code: str, other: str, p: float, x: float, y: float = 0.0):  # noqa: ANN202
+    """A read of an index corner at (x, y), axes upright, a card 60 x 87: ``code`` at ``p``,
+    ``other`` at ``1 - p``."""
+    from vision.merge import _Read
+    from vision.proposals import IndexFrame
+
+    f = IndexFrame(np.array([x, y]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), 60.0, 87.0,
+                   True)
+    probs = np.zeros((1, len(CLASSES)))
+    probs[0, CLASS_INDEX[code]], probs[0, CLASS_INDEX[other]] = p, 1 - p
+    rc = rank_colour_probs(probs)[0]
+    return _Read(CLASS_INDEX[code], p, 1.0, f, 1.0, int(rc.argmax()), float(rc.max()))
+
+
+def test_a_card_read_by_code_is_not_given_a_rank_and_colour_again() -> None:
+    """Reads too unsure of their code to join a card reported by it, sure of its rank and
+    colour, a hand step off its corner (a neighbour's corner showing its index), are that
+    card, not another of the same rank and colour; a neighbour of another rank is its own."""
+    card = [_read("7S", "7C", 0.9995, 0.0), _read("7S", "7C", 0.9993, 2.0)]
+    beside = _read("7C", "7S", 0.6, 24.0, 26.0)  # 0.4 widths along, 0.3 heights down
+    result = merge_reads(card + [beside], 0.997)
+    assert [c["code"] for c in result["cards"]] == ["7S"]
+    assert all("rank" not in u for u in with_rank_colour(result, card + [beside],
+                                                         0.997)["unreadable"])
+    other = _read("9C", "9S", 0.6, 24.0, 26.0)
+    named = [u for u in with_rank_colour(merge_reads(card + [other], 0.997), card + [other],
+                                         0.997)["unreadable"] if "rank" in u]
+    assert [(u["rank"], u["color"]) for u in named] == [("9", "black")]

@@ -29,7 +29,8 @@ from vision.calibrate import misread_upper_bound, pick_threshold
 from vision.evaluate import Score, score_frame
 from vision.rankcolour import with_rank_colour
 
-THRESHOLDS: tuple[float, ...] = (0.99, 0.993, 0.995, 0.997, 0.998, 0.999, 0.9995, 0.9998)
+THRESHOLDS: tuple[float, ...] = (0.99, 0.993, 0.995, 0.997, 0.998, 0.999, 0.9995, 0.9998,
+                                  0.9999)
 
 
 def sweep(model: Path, paths: list[Path]) -> list[dict]:

@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.codes import CLASS_INDEX, CLASSES, RANKS, SUITS
-from vision.merge import CLASH_CENTRE, _Read, merge_reads
+from vision.merge import CLASH_CENTRE, SAME_CENTRE, _Read, merge_reads
 
 COLOURS = ("black", "red")
 #: Each suit's colour, as an index of :data:`COLOURS`.
@@ -95,8 +95,12 @@ def with_rank_colour(result: dict, reads: list[_Read], threshold: float) -> dict
     (in place of the plain refusals within half a card width of it).
 
     A rank-and-colour card is the reported card itself when it lies within
-    :data:`vision.merge.CLASH_CENTRE` card widths of it, or within half a card width with the
-    same rank and colour (a hand's neighbours lie at least ~0.26 widths apart).
+    :data:`vision.merge.CLASH_CENTRE` card widths of it, or within
+    :data:`vision.merge.SAME_CENTRE` with the same rank and colour: reads too unsure of their
+    code to be merged with the card's own, but sure of its rank and colour, lie a hand step
+    off it (a neighbour's corner showing its index) and would be split off as an identical
+    card (:func:`vision.merge.split_twins`); a neighbour of the same rank and colour, another
+    suit, is lost with them.
 
     >>> from vision.proposals import IndexFrame
     >>> def read(code, other, p, x):  # an index corner at (x, 0) of a card 60 x 87, read
@@ -123,7 +127,7 @@ def with_rank_colour(result: dict, reads: list[_Read], threshold: float) -> dict
         centre = np.array(rc["center"])
         width = float(np.linalg.norm(np.subtract(rc["corners"][1], rc["corners"][0])))
         rank_colour = of_code(rc["code"])
-        if any(d < CLASH_CENTRE * width or (d < 0.5 * width and rank_colour == named)
+        if any(d < CLASH_CENTRE * width or (d < SAME_CENTRE * width and rank_colour == named)
                for d, named in ((float(np.linalg.norm(c - centre)), n) for c, n in cards)):
             continue  # the card reported by its code
         unreadable = [u for u in unreadable if "rank" in u

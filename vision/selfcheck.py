@@ -93,6 +93,10 @@ def _card_key(card: dict) -> tuple:
     return card["code"], card["center"]
 
 
+def _rank_colour(refusal: dict) -> str:
+    return f"{refusal['rank']} {refusal['color']}" if "rank" in refusal else "-"
+
+
 def compare(want: list[dict], got: list[dict]) -> list[str]:
     """Every difference between two lists of frame results, one line each (empty: the same).
 
@@ -110,6 +114,9 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
     >>> two = {**frame, "cards": [card, {**card, "code": "2C", "center": [50.0, 5.0]}]}
     >>> compare([two], [{**two, "cards": two["cards"][::-1]}])
     []
+    >>> named = {**frame, "unreadable": [{"center": [5.0, 5.0], "rank": "Q", "color": "red"}]}
+    >>> compare([named], [{**named, "unreadable": [{"center": [5.0, 5.0]}]}])
+    ["a.jpg: ranks and colours ['Q red'] here ['-']"]
     """
     diffs: list[str] = []
     got_by_name = {g["image"]: g for g in got}
@@ -140,6 +147,11 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
             pg = [m["center"] for m in g[key]]
             if not _close(pw, pg, PIXEL_SLACK):
                 diffs.append(f"{name}: {key.replace('_', ' ')} at {pw} here {pg}")
+        # the ranks and colours the refusals name (vision.rankcolour), in order
+        named_w = [_rank_colour(m) for m in w["unreadable"]]
+        named_g = [_rank_colour(m) for m in g["unreadable"]]
+        if named_w != named_g:
+            diffs.append(f"{name}: ranks and colours {named_w} here {named_g}")
     diffs += [f"{name}: not in the reference" for name in got_by_name]
     return diffs
 
@@ -157,7 +169,8 @@ def identity(rec) -> dict:  # noqa: ANN001
     return {"model": rec.model_path.name, "model_sha256": sha256(rec.model_path),
             "gate": rec.gate_path.name if rec.gate_path else None,
             "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
-            "threshold": rec.threshold, "environment": environment(), "kernel_steps": kernels}
+            "threshold": rec.threshold, "rank_colour_threshold": rec.rank_colour_threshold,
+            "environment": environment(), "kernel_steps": kernels}
 
 
 def write_reference(rec, path: Path = REFERENCE, samples: Path = SAMPLES) -> int:  # noqa: ANN001
@@ -166,7 +179,8 @@ def write_reference(rec, path: Path = REFERENCE, samples: Path = SAMPLES) -> int
     frames = read_samples(rec, samples)
     ident = identity(rec)
     head = {key: ident[key]
-            for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold")}
+            for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold",
+                        "rank_colour_threshold")}
     head["written_with"] = ident["environment"]
     path.write_text("".join(json.dumps(x) + "\n" for x in [head, *frames]))
     return len(frames)
@@ -186,7 +200,8 @@ def check(rec, reference: Path = REFERENCE, samples: Path = SAMPLES) -> dict:  #
     head, want = load_reference(reference)
     ident = identity(rec)
     diffs = [f"{key}: reference {head.get(key)}, here {ident[key]}"
-             for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold")
+             for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold",
+                         "rank_colour_threshold")
              if head.get(key) != ident[key]]
     if not diffs:  # other models read otherwise anyway: say that alone
         diffs = compare(want, read_samples(rec, samples))
