@@ -209,3 +209,24 @@ def test_a_card_read_by_code_is_not_given_a_rank_and_colour_again() -> None:
     named = [u for u in with_rank_colour(merge_reads(card + [other], 0.997), card + [other],
                                          0.997)["unreadable"] if "rank" in u]
     assert [(u["rank"], u["color"]) for u in named] == [("9", "black")]
+
+
+def test_the_commands_give_ranks_and_colours_when_asked(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``recognize --json --rank-colour-threshold`` puts them on refusals,
+    ``--no-rank-colour`` leaves every refusal its centre alone; ``vision-eval`` with a
+    threshold reports the rank-and-colour recall and misreads beside the codes'."""
+    from controller.cli import main
+
+    frame = str(SAMPLES / "proc-5-1011_001.jpg")
+    assert main(["recognize", "--json", "--rank-colour-threshold", "0.99", frame]) == 0
+    named = [u for u in json.loads(capsys.readouterr().out)["unreadable"] if "rank" in u]
+    assert named and all(u["color"] in ("red", "black") for u in named)
+    assert main(["recognize", "--json", "--no-rank-colour", frame]) == 0
+    assert all(list(u) == ["center"]
+               for u in json.loads(capsys.readouterr().out)["unreadable"])
+    assert main(["vision-eval", "--json", "--rank-colour-threshold", "0.99", str(SAMPLES)]) == 0
+    score = json.loads(capsys.readouterr().out)
+    assert score["rank_colour_recall"] > score["recall"] and score["rc_reported"] > 0
+    assert main(["vision-eval", "--rank-colour-threshold", "0.99", str(SAMPLES)]) == 0
+    assert "rank and colour: recall" in capsys.readouterr().out

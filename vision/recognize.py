@@ -189,11 +189,14 @@ class Recognizer:
 
     ``model`` is the reader; its metadata (``<model>.json``: class list, operating threshold,
     ``"gate"``: the gate model's file name beside it) name the gate, or ``gate`` does. Without
-    a gate the reader looks at every candidate.
+    a gate the reader looks at every candidate. A refusal carries the card's rank and colour
+    where they are sure at ``"rank_colour_threshold"`` (:mod:`vision.rankcolour`), or at
+    ``rank_colour_threshold``; never with ``rank_colour`` False or without either.
     """
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
-                 threads: int = 1, gate: str | Path | None = None) -> None:
+                 threads: int = 1, gate: str | Path | None = None,
+                 rank_colour_threshold: float | None = None, rank_colour: bool = True) -> None:
         model = Path(model)
         self.session = _session(model, threads)
         meta_path = model.with_suffix(".json")
@@ -207,8 +210,10 @@ class Recognizer:
         self.seen_threshold = float(meta.get("seen_threshold", self.threshold))
         #: Where a card's code is below the threshold, its rank and colour are reported at
         #: this one (:mod:`vision.rankcolour`, chosen by the same rule); ``None``: never.
-        rc = meta.get("rank_colour_threshold")
-        self.rank_colour_threshold = None if rc is None else float(rc)
+        # (``rank_colour_threshold`` instead of the model's; ``rank_colour`` False: never)
+        rc = (rank_colour_threshold if rank_colour_threshold is not None
+              else meta.get("rank_colour_threshold"))
+        self.rank_colour_threshold = None if rc is None or not rank_colour else float(rc)
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
         # the files read, named by what the reads of this recogniser came from (vision.readsfile)

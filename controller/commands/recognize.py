@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: bundled)")
     p.add_argument("--threshold", type=float, default=None,
                    help="operating threshold (default: the model's, from its .json)")
+    add_rank_colour_options(p)
     p.add_argument("--table", type=Path, default=None, metavar="TOML",
                    help="table configuration whose [camera] calibration (four points or ArUco "
                         "markers) places each card in a layout area: adds \"spot\" to every "
@@ -41,6 +42,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "frames read; at most as many as the model's burst threshold was "
                         "chosen for)")
     p.set_defaults(func=run)
+
+
+def add_rank_colour_options(p: argparse.ArgumentParser) -> None:
+    """The options of the ranks and colours refusals carry (:mod:`vision.rankcolour`)."""
+    p.add_argument("--rank-colour-threshold", type=float, default=None, metavar="T",
+                   help="give a refused card its rank and colour where they are sure at T "
+                        "(default: the model's rank_colour_threshold, from its .json)")
+    p.add_argument("--no-rank-colour", action="store_true",
+                   help="refusals carry their centre alone")
+
+
+def rank_colour_options(args: argparse.Namespace) -> dict:
+    """:class:`vision.recognize.Recognizer` keywords from :func:`add_rank_colour_options`'."""
+    return {"rank_colour_threshold": args.rank_colour_threshold,
+            "rank_colour": not args.no_rank_colour}
 
 
 def expand(paths: list[str]) -> list[Path]:
@@ -60,7 +76,8 @@ def _recognizer(args: argparse.Namespace):  # noqa: ANN202
     from vision.recognize import DEFAULT_MODEL, Recognizer
 
     try:
-        return Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold)
+        return Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
+                          **rank_colour_options(args))
     except (FileNotFoundError, ValueError) as exc:
         raise CommandError(str(exc)) from None
 

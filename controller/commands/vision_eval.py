@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from controller.cli import CommandError
+from controller.commands.recognize import add_rank_colour_options, rank_colour_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: bundled)")
     p.add_argument("--threshold", type=float, default=None, help="operating threshold")
+    add_rank_colour_options(p)
     p.add_argument("--burst", action="store_true",
                    help="read each NAME.jpg with its burst (NAME.b1.jpg, NAME.b2.jpg, ...: "
                         "later frames of a still camera) and score the fused reads")
@@ -38,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.directory.is_dir():
         raise CommandError(f"not a directory: {args.directory}")
     try:
-        rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold)
+        rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
+                         **rank_colour_options(args))
         by_design = score_by_design(args.directory, rec, progress=None if args.json else
                                     lambda it: tqdm(it, unit="img", file=sys.stderr,
                                                     disable=len(it) < 4),
