@@ -19,9 +19,11 @@ import random
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from controller.auth import Actor, Role
@@ -79,6 +81,8 @@ class Demo:
         self._shoe_cards = random_shoe(cfg.table.decks, self.rng.getrandbits(32))
         self._hits: dict[int, int] = {}  # position of a later card -> the seat it went to
         self.camera_ms: list[float] = []
+        #: Shoe cards at each camera check: read by code, by rank and colour alone, not read.
+        self.camera_readings: Counter[str] = Counter()
 
     # -- set-up -------------------------------------------------------------------------------
     def start(self) -> dict[str, str]:
@@ -200,8 +204,22 @@ class Demo:
         result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
                                        read.calibration_error, read.warning,
                                        read.rank_colour)
+        for reading in result.camera_by_position.values():
+            self.camera_readings["unread" if reading is None else
+                                 "rank and colour" if " " in reading else "code"] += 1
         if result.problems:
             self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")
+
+    def camera_summary(self) -> str | None:
+        """What the camera made of the shoe's cards over the checks so far (one line)."""
+        n = sum(self.camera_readings.values())
+        if not n:
+            return None
+        code, rc = self.camera_readings["code"], self.camera_readings["rank and colour"]
+        return (f"camera: {len(self.camera_ms)} checks, median {median(self.camera_ms):.0f} ms; "
+                f"of {n} shoe cards on the layout {code} read by code "
+                f"({100 * code / n:.0f} %), {rc} more by rank and colour alone "
+                f"({100 * (code + rc) / n:.0f} % in all)")
 
     # -- the dealer's loop --------------------------------------------------------------------
     def run(self) -> int:

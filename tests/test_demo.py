@@ -1,6 +1,7 @@
 """`monster-match demo` end to end: simulated devices on ptys, controller, store, web."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +24,6 @@ def test_demo_plays_rounds_and_the_books_reconcile(tmp_path):
     assert rep["rounds_completed"] == 6 and rep["wagers_count"] >= 1
     # one line a round: its wagers counted in words that agree ("1 wager", "2 wagers"), the
     # wins in exact dollars, and the counts add up to the books'
-    import re
-
     lines = re.findall(r"^round \d+: (\d+) (wagers?), Dynamic Pays \[.*\], (.*); meter \$[\d.]+$",
                        out, re.M)
     assert len(lines) == 6, out
@@ -57,8 +56,23 @@ def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
     read = [(shoe, cam) for shoe, cam in rows if cam is not None]
     assert read, "the camera read no card at all"
     held = con.execute("SELECT COUNT(*) FROM audit WHERE kind = 'held'").fetchone()[0]
-    disagree = sum(1 for shoe, cam in read if shoe != cam)
+    from controller.fusion import CameraRankColour
+
+    def fits(shoe: str, cam: str) -> bool:  # a code, or a rank and colour ("K red")
+        if " " not in cam:
+            return cam == shoe
+        rank, colour = cam.split()
+        return CameraRankColour(rank, colour, "").fits(shoe)
+
+    disagree = sum(1 for shoe, cam in read if not fits(shoe, cam))
     assert disagree <= held  # every camera/shoe disagreement held its round
+    # the camera's readings of the shoe's cards, summed up when the demo ends
+    summary = re.search(r"^camera: (\d+) checks, median \d+ ms; of (\d+) shoe cards on the "
+                        r"layout (\d+) read by code \(\d+ %\), (\d+) more by rank and colour "
+                        r"alone \(\d+ % in all\)$", res.stdout, re.M)
+    assert summary, res.stdout
+    checks, cards, by_code, by_rank_colour = map(int, summary.groups())
+    assert checks >= 6 and 0 < by_code + by_rank_colour <= cards
     # The record names the reader behind every camera code: its models' sha256, the
     # libraries and the CPU's kernels, as the camera started.
     started = con.execute("SELECT actor, round_id, payload FROM audit "

@@ -6,8 +6,8 @@ validates from the cards themselves. The reader is surer of a card's rank and co
 its suit: the suit within a colour is a small glyph under the rank (``models/cards_v5.md``,
 twentieth and twenty-first sessions). So a card whose code is below the operating threshold,
 but whose rank and colour are sure, is reported as ``unreadable`` *with* its rank, colour,
-confidence and corners: the shoe's card can be checked against it (:mod:`controller.fusion`)
-and the hand's outcome is often settled by it.
+confidence and corners: the shoe's card can be checked against it (:mod:`controller.fusion`),
+and a hand's rank follows from it unless the hand holds four of a kind of one colour.
 
 The reader's probabilities over the 52 codes are summed over the two suits of each colour
 (:func:`rank_colour_probs`: 26 classes, rank-major, black before red), and those reads go
@@ -15,7 +15,7 @@ through the very merge the codes go through (:func:`vision.merge.merge_reads`: r
 card grouped, a card read two ways refused, two corners read alike scored higher), each read
 standing for its rank and colour by one code of them (:func:`representative`: spades for
 black, hearts for red). The threshold is chosen by the misread rule on rank-and-colour
-reports (``python -m vision.rankcolour``), apart from the codes' own.
+reports, apart from the codes' own (``python -m vision.calibrate_rank_colour``).
 
 >>> p = np.zeros((1, 54)); p[0, CLASS_INDEX["QH"]] = 0.6; p[0, CLASS_INDEX["QD"]] = 0.399
 >>> k = int(rank_colour_probs(p).argmax()); name(k), round(float(rank_colour_probs(p)[0, k]), 3)
@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.codes import CLASS_INDEX, CLASSES, RANKS, SUITS
+from vision.codes import CLASS_INDEX, CLASSES, RANKS
 from vision.merge import CLASH_CENTRE, SAME_CENTRE, _Read, merge_reads
 
 COLOURS = ("black", "red")
@@ -42,7 +42,6 @@ for _i, _code in enumerate(CLASSES[:52]):
     _MATRIX[_i, 2 * RANKS.index(_code[0]) + SUIT_COLOUR[_code[1]]] = 1.0
 #: The suit that stands for each colour in the merge (:func:`representative`).
 _REPRESENTATIVE_SUIT = ("S", "H")
-assert set(SUIT_COLOUR) == set(SUITS)
 
 
 def rank_colour_probs(probs: np.ndarray) -> np.ndarray:

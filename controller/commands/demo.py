@@ -75,4 +75,6 @@ def run(args: argparse.Namespace) -> int:
         demo.close()
     if played is not None:
         print(f"{played} rounds played; books: monster-match report --db {db}")
+        if (line := demo.camera_summary()) is not None:
+            print(line)
     return 0
