@@ -194,6 +194,9 @@ class Recognizer:
     ``rank_colour_threshold``; never with ``rank_colour`` False or without either.
     """
 
+    #: (a class default too: the merge's tests make recognisers without a model)
+    rank_colour_threshold: float | None = None
+
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None,
                  rank_colour_threshold: float | None = None, rank_colour: bool = True) -> None:
