@@ -60,7 +60,7 @@ def test_rank_and_colour_on_the_samples(sample_reads: list[tuple[list, dict]]) -
     rec = Recognizer()
     codes_only = more = 0
     for reads, labels in sample_reads:
-        plain = rec.merge(reads, rank_colour_threshold=None)
+        plain = merge_reads(reads, rec.threshold)
         assert all("rank" not in u for u in plain["unreadable"])
         both = with_rank_colour(plain, reads, rec.threshold)
         assert both["cards"] == plain["cards"] and both["face_down"] == plain["face_down"]

@@ -27,6 +27,7 @@ from pathlib import Path
 from vision import readsfile
 from vision.calibrate import misread_upper_bound, pick_threshold
 from vision.evaluate import Score, score_frame
+from vision.merge import merge_reads
 from vision.rankcolour import with_rank_colour
 
 THRESHOLDS: tuple[float, ...] = (0.99, 0.993, 0.995, 0.997, 0.998, 0.999, 0.9995, 0.9998,
@@ -51,7 +52,7 @@ def sweep(model: Path, paths: list[Path]) -> list[dict]:
                 raise ValueError(f"{path}: its reads were saved without their ranks and "
                                  "colours; sweep again")
             reads = readsfile.unpack(packed)
-            codes = rec.merge(reads, rank_colour_threshold=None)
+            codes = merge_reads(reads, rec.threshold)  # the codes alone
             for total, t in zip(totals, THRESHOLDS, strict=True):
                 total.add(score_frame({**with_rank_colour(codes, reads, t), "elapsed_ms": 0.0},
                                       labels))

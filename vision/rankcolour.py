@@ -29,7 +29,14 @@ from dataclasses import replace
 import numpy as np
 
 from vision.codes import CLASS_INDEX, CLASSES, RANKS
-from vision.merge import CLASH_CENTRE, SAME_CENTRE, _Read, merge_reads
+from vision.merge import (
+    CLASH_CENTRE,
+    DOUBT_FLOOR,
+    SAME_CENTRE,
+    _Read,
+    merge_reads,
+    pair_floor,
+)
 
 COLOURS = ("black", "red")
 #: Each suit's colour, as an index of :data:`COLOURS`.
@@ -79,12 +86,12 @@ def of_code(code: str) -> tuple[str, str]:
     return code[0], COLOURS[SUIT_COLOUR[code[1]]]
 
 
-def rank_colour_reads(reads: list[_Read]) -> list[_Read]:
-    """Each read that knows its rank and colour, as a read of the code that stands for them
-    (:func:`representative`) at their probability: what :func:`vision.merge.merge_reads`
-    merges into rank-and-colour cards."""
+def rank_colour_reads(reads: list[_Read], floor: float = 0.0) -> list[_Read]:
+    """Each read that knows its rank and colour at ``floor`` or more, as a read of the code
+    that stands for them (:func:`representative`) at their probability: what
+    :func:`vision.merge.merge_reads` merges into rank-and-colour cards."""
     return [replace(r, cls=representative(r.rank_colour), prob=r.rank_colour_prob)
-            for r in reads if r.rank_colour >= 0]
+            for r in reads if r.rank_colour >= 0 and r.rank_colour_prob >= floor]
 
 
 def with_rank_colour(result: dict, reads: list[_Read], threshold: float) -> dict:
@@ -119,7 +126,10 @@ def with_rank_colour(result: dict, reads: list[_Read], threshold: float) -> dict
     >>> with_rank_colour(result, [read("QH", "KH", 0.8, 0.0)], 0.997)["unreadable"]  # rank unsure
     [{'center': [30.0, 43.5]}]
     """
-    known = merge_reads(rank_colour_reads(reads), threshold)["cards"]
+    # the merge's cards come of the reads at its floor alone (the rest make its refusals and
+    # backs, not wanted here): the others are left out, a tenth of the time
+    floor = min(pair_floor(threshold), DOUBT_FLOOR)
+    known = merge_reads(rank_colour_reads(reads, floor), threshold)["cards"]
     cards = [(np.array(c["center"]), of_code(c["code"])) for c in result["cards"]]
     unreadable = list(result["unreadable"])
     for rc in known:

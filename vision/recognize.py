@@ -422,7 +422,8 @@ class Recognizer:
         (:func:`vision.merge.merge_reads` at the operating threshold, or ``threshold``); the
         refusals of cards whose rank and colour are sure at the reader's
         :attr:`rank_colour_threshold` (or ``rank_colour_threshold``) carry them
-        (:func:`vision.rankcolour.with_rank_colour`)."""
+        (:func:`vision.rankcolour.with_rank_colour`); ``merge_reads`` alone gives the codes
+        without them."""
         result = merge_reads(reads, self.threshold if threshold is None else threshold)
         rc = (self.rank_colour_threshold if rank_colour_threshold is None
               else rank_colour_threshold)
