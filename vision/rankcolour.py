@@ -127,7 +127,7 @@ def with_rank_colour(result: dict, reads: list[_Read], threshold: float) -> dict
     [{'center': [30.0, 43.5]}]
     """
     # the merge's cards come of the reads at its floor alone (the rest make its refusals and
-    # backs, not wanted here): the others are left out, a tenth of the time
+    # backs, not wanted here): only those, about a tenth of a frame's reads, are merged
     floor = min(pair_floor(threshold), DOUBT_FLOOR)
     known = merge_reads(rank_colour_reads(reads, floor), threshold)["cards"]
     cards = [(np.array(c["center"]), of_code(c["code"])) for c in result["cards"]]
