@@ -112,6 +112,23 @@ THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95
                                   0.9995)
 
 
+def keeps_rule(row: dict, max_error: float, max_fp: float, bound: bool = True) -> bool:
+    """Whether a sweep row makes at most ``max_error`` misreads per reported card (with
+    ``bound``, the 95 % upper confidence bound of that rate) and at most ``max_fp`` false
+    positives per frame: :func:`pick_threshold` returns the highest row even when it fails.
+
+    >>> keeps_rule({"misread": 0, "reported": 3000, "false_positives": 1, "frames": 100},
+    ...            0.001, 0.1)
+    True
+    >>> keeps_rule({"misread": 2, "reported": 3000, "false_positives": 1, "frames": 100},
+    ...            0.001, 0.1)
+    False
+    """
+    rate = (misread_upper_bound(row["misread"], row["reported"]) if bound
+            else row["misread_rate"])
+    return rate <= max_error and row["false_positives"] <= max_fp * row["frames"]
+
+
 def pick_threshold(rows: list[dict], max_error: float, max_fp: float,
                    bound: bool = True) -> dict:
     """The row of a frame sweep (ascending thresholds) with the smallest threshold at which
@@ -127,12 +144,7 @@ def pick_threshold(rows: list[dict], max_error: float, max_fp: float,
     >>> pick_threshold(rows, 0.001, 0.1, bound=False)["threshold"]
     0.95
     """
-    def misreads_ok(r: dict) -> bool:
-        if bound:
-            return misread_upper_bound(r["misread"], r["reported"]) <= max_error
-        return r["misread_rate"] <= max_error
-
-    ok = [misreads_ok(r) and r["false_positives"] <= max_fp * r["frames"] for r in rows]
+    ok = [keeps_rule(r, max_error, max_fp, bound) for r in rows]
     # the smallest threshold at which it and every higher one meet both limits
     k = len(rows) - 1
     while k > 0 and ok[k - 1] and ok[k]:

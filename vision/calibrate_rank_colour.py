@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 
 from vision import readsfile
-from vision.calibrate import misread_upper_bound, pick_threshold
+from vision.calibrate import keeps_rule, misread_upper_bound, pick_threshold
 from vision.evaluate import Score, score_frame
 from vision.merge import merge_reads
 from vision.rankcolour import with_rank_colour
@@ -61,21 +61,6 @@ def sweep(model: Path, paths: list[Path]) -> list[dict]:
              "rc_correct": s.rc_correct, "misread": s.rc_misread, "reported": s.rc_reported,
              "false_positives": s.rc_false_positive, "code_misread": s.misread,
              "code_reported": s.reported} for t, s in zip(THRESHOLDS, totals, strict=True)]
-
-
-def keeps_rule(row: dict, max_error: float, max_fp: float) -> bool:
-    """Whether a row keeps the misread rule (95 % bound) and the false-positive limit:
-    :func:`vision.calibrate.pick_threshold` returns the highest row even when it fails.
-
-    >>> keeps_rule({"misread": 0, "reported": 3000, "false_positives": 1, "frames": 100},
-    ...            0.001, 0.1)
-    True
-    >>> keeps_rule({"misread": 2, "reported": 3000, "false_positives": 1, "frames": 100},
-    ...            0.001, 0.1)
-    False
-    """
-    return (misread_upper_bound(row["misread"], row["reported"]) <= max_error
-            and row["false_positives"] <= max_fp * row["frames"])
 
 
 def _table(name: str, rows: list[dict]) -> str:

@@ -187,8 +187,8 @@ def score_frame(result: dict, labels: dict) -> Score:
     down = [c for c in truth if c["code"] == "face_down"]
     sc.readable = sum(1 for c in up if c.get("readable", True))
     sc.face_down = len(down)
-    for card, (best, dist) in zip(result["cards"], match_reports(result["cards"], truth),
-                                  strict=True):
+    matches = match_reports(result["cards"], truth)
+    for card, (best, dist) in zip(result["cards"], matches, strict=True):
         sc.reported += 1
         if best is None:
             sc.false_positive += 1
@@ -215,12 +215,13 @@ def score_frame(result: dict, labels: dict) -> Score:
             taken.add(hit)
     sc.face_down_found = len(taken)
     sc.unreadable_reports = len(result["unreadable"])
-    _score_rank_colour(sc, result, truth)
+    _score_rank_colour(sc, result, truth, {best for best, _ in matches if best is not None})
     return sc
 
 
-def _score_rank_colour(sc: Score, result: dict, truth: list[dict]) -> None:
-    """Add the refusals that carry a rank and colour to ``sc`` (module docstring).
+def _score_rank_colour(sc: Score, result: dict, truth: list[dict], taken: set[int]) -> None:
+    """Add the refusals that carry a rank and colour to ``sc`` (module docstring); ``taken``:
+    the labelled cards the reported cards matched.
 
     >>> truth = [{"code": "QH", "center": [0, 0], "card_width_px": 50.0},
     ...          {"code": "7C", "center": [100, 0], "card_width_px": 50.0}]
@@ -236,11 +237,10 @@ def _score_rank_colour(sc: Score, result: dict, truth: list[dict]) -> None:
     entries = [u for u in result["unreadable"] if "rank" in u]
     if not entries:
         return
-    used = {best for best, _ in match_reports(result["cards"], truth) if best is not None}
     keys = [of_code(t["code"]) if t["code"] != "face_down" else None for t in truth]
     for entry, (best, _) in zip(entries, _match([(u["rank"], u["color"]) for u in entries],
                                                [u["center"] for u in entries], truth, keys,
-                                               used), strict=True):
+                                               taken), strict=True):
         sc.rc_reported += 1
         if best is None:
             sc.rc_false_positive += 1

@@ -159,7 +159,7 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
     >>> merge_reads([near, far, read("QD", 0.95, (102, 101), 1.0)], 0.99)["cards"]  # read two ways
     []
     """
-    floor = min(pair_floor(thr), DOUBT_FLOOR)
+    floor = read_floor(thr)
     sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
                   key=lambda r: -r.prob)
     groups = _group_same_card(sure)
@@ -399,6 +399,13 @@ def hand_apart(u: float, v: float) -> bool:
     """
     steps = (TWIN_STEP_U, TWIN_STEP_V, TWIN_ROW_STEP[:2], TWIN_ROW_STEP[2])
     return bool(is_step(u, v, steps) or is_step(u / 2, v / 2, steps, row=False))
+
+
+def read_floor(threshold: float) -> float:
+    """The least probability at which a card-code read takes part in the grouping at
+    ``threshold``: the pair floor, or :data:`DOUBT_FLOOR` where that is lower. Below it a read
+    changes no card :func:`merge_reads` reports."""
+    return min(pair_floor(threshold), DOUBT_FLOOR)
 
 
 def pair_floor(threshold: float) -> float:

@@ -29,14 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.codes import CLASS_INDEX, CLASSES, RANKS
-from vision.merge import (
-    CLASH_CENTRE,
-    DOUBT_FLOOR,
-    SAME_CENTRE,
-    _Read,
-    merge_reads,
-    pair_floor,
-)
+from vision.merge import CLASH_CENTRE, SAME_CENTRE, _Read, merge_reads, read_floor
 
 COLOURS = ("black", "red")
 #: Each suit's colour, as an index of :data:`COLOURS`.
@@ -128,8 +121,7 @@ def with_rank_colour(result: dict, reads: list[_Read], threshold: float) -> dict
     """
     # the merge's cards come of the reads at its floor alone (the rest make its refusals and
     # backs, not wanted here): only those, about a tenth of a frame's reads, are merged
-    floor = min(pair_floor(threshold), DOUBT_FLOOR)
-    known = merge_reads(rank_colour_reads(reads, floor), threshold)["cards"]
+    known = merge_reads(rank_colour_reads(reads, read_floor(threshold)), threshold)["cards"]
     cards = [(np.array(c["center"]), of_code(c["code"])) for c in result["cards"]]
     unreadable = list(result["unreadable"])
     for rc in known:

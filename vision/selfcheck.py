@@ -31,6 +31,8 @@ PIXEL_SLACK = 2.0
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 REFERENCE = SAMPLES / "reference.jsonl"
+#: What the reference's first line names, and a reader must match before its reads are compared.
+HEAD_KEYS = ("model", "model_sha256", "gate", "gate_sha256", "threshold", "rank_colour_threshold")
 
 
 def sha256(path: Path) -> str:
@@ -178,9 +180,7 @@ def write_reference(rec, path: Path = REFERENCE, samples: Path = SAMPLES) -> int
     the environment, then a frame a line. Returns the number of frames."""
     frames = read_samples(rec, samples)
     ident = identity(rec)
-    head = {key: ident[key]
-            for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold",
-                        "rank_colour_threshold")}
+    head = {key: ident[key] for key in HEAD_KEYS}
     head["written_with"] = ident["environment"]
     path.write_text("".join(json.dumps(x) + "\n" for x in [head, *frames]))
     return len(frames)
@@ -199,9 +199,7 @@ def check(rec, reference: Path = REFERENCE, samples: Path = SAMPLES) -> dict:  #
     ``reference`` (``"same": True`` when there are none)."""
     head, want = load_reference(reference)
     ident = identity(rec)
-    diffs = [f"{key}: reference {head.get(key)}, here {ident[key]}"
-             for key in ("model", "model_sha256", "gate", "gate_sha256", "threshold",
-                         "rank_colour_threshold")
+    diffs = [f"{key}: reference {head.get(key)}, here {ident[key]}" for key in HEAD_KEYS
              if head.get(key) != ident[key]]
     if not diffs:  # other models read otherwise anyway: say that alone
         diffs = compare(want, read_samples(rec, samples))
