@@ -155,7 +155,8 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     """A whole enrollment on a tiny scale: models, metadata, report, data removed."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from vision.enroll import GATE_NAME, READER_NAME, enroll
+    from vision import calibrate_rank_colour
+    from vision.enroll import GATE_NAME, READER_NAME, enroll, summary
 
     out = tmp_path / "enrolled"
     lines: list[str] = []
@@ -175,6 +176,14 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     # two frames cannot show a misread bound of 0.1 %: the report says so
     assert report["enrolled"]["rule_met"] is False
     assert report["advice"].startswith("keep the bundled models")
+    # nor a rank-and-colour bound: the enrolled reader names no rank and colour (the bundled
+    # one's threshold, for designs it never saw, is not inherited)
+    assert report["enrolled"]["rank_colour_threshold"] is None
+    assert "rank_colour_threshold" not in meta
+    assert [r["threshold"] for r in meta["rank_colour_sweep"]] == list(
+        calibrate_rank_colour.THRESHOLDS)
+    assert sum(r["frames"] for r in meta["rank_colour_sweep"][:1]) == 2
+    assert "no threshold keeps the rule" in summary(report)
     assert len(report["training"]["reader"]) == 2  # before, and after the one epoch
     assert not list((out / "work").glob("*.npz"))
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
@@ -182,6 +191,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert not list((out / "work").glob("enrolled_candidate*"))
     rec = Recognizer(out / READER_NAME)
     assert rec.threshold == meta["threshold"] and rec.gate_session is not None
+    assert rec.rank_colour_threshold is None
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
                           design=f"deck:{deck_dir}")
     assert set(rec.recognize(img)) >= {"cards", "face_down", "unreadable"}

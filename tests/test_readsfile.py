@@ -64,6 +64,21 @@ def test_a_sweep_scored_from_its_saved_reads_is_the_sweep(tmp_path: Path) -> Non
     assert np.isclose(written["models"][DEFAULT_MODEL.name][0]["threshold"], 0.5)
 
 
+def test_a_sweep_of_two_readers_saves_the_reads_of_the_last(tmp_path: Path) -> None:
+    """Enrollment reads its house frames with the bundled reader and the enrolled one in one
+    sweep and keeps the enrolled (last) one's reads: scored again they are its sweep, and
+    they are refused as the other reader's."""
+    first = DEFAULT_MODEL.with_name("cards_v4.onnx")
+    path = tmp_path / "reads.npz"
+    swept = sweep_rendered([str(first), str(DEFAULT_MODEL)], 2, 31, 1,
+                           designs=["proc:1:1031"], save_reads=path)
+    again = sweep_reads(str(DEFAULT_MODEL), [path])
+    assert again["models"][DEFAULT_MODEL.name] == swept["models"][DEFAULT_MODEL.name]
+    assert swept["models"][first.name] != swept["models"][DEFAULT_MODEL.name]
+    with pytest.raises(ValueError, match="another model"):
+        sweep_reads(str(first), [path])
+
+
 def test_saved_reads_scored_for_some_designs_are_the_sweep_of_those_designs(
         tmp_path: Path) -> None:
     """``--designs`` with ``--from-reads`` keeps the frames of the designs named (expanded

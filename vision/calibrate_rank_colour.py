@@ -5,6 +5,9 @@
     python -m vision.calibrate_rank_colour models/cards_v5.onnx \\
         --unseen-reads readsH53.npz ... [--seen-reads readsT31.npz ...] [--write]
 
+(An enrolled reader, :mod:`vision.enroll`, is picked for on its house deck's frames alone,
+``--seen-reads``: that is its deck, and enrollment does it itself.)
+
 Every frame's reads (:mod:`vision.readsfile`, saved with their ranks and colours) are merged
 at the reader's operating threshold, and the cards left unreported given a rank and colour at
 each threshold of :data:`THRESHOLDS`; the refusals that carry one are scored against the
@@ -34,14 +37,15 @@ THRESHOLDS: tuple[float, ...] = (0.99, 0.993, 0.995, 0.997, 0.998, 0.999, 0.9995
                                   0.9999)
 
 
-def sweep(model: Path, paths: list[Path]) -> list[dict]:
+def sweep(model: Path, paths: list[Path], threshold: float | None = None) -> list[dict]:
     """Rows (one a threshold of :data:`THRESHOLDS`) of the rank-and-colour counts over the
     frames of the saved reads ``paths``, in :func:`vision.calibrate.pick_threshold`'s keys
     (``misread``, ``reported``, ``false_positives``: the rank-and-colour ones), with the codes'
-    recall and the rank-and-colour recall."""
+    recall and the rank-and-colour recall; the codes merged at ``threshold`` (default: the
+    model's operating threshold)."""
     from vision.recognize import Recognizer
 
-    rec = Recognizer(model)
+    rec = Recognizer(model, threshold=threshold)
     identity = readsfile.reader_identity(rec)
     totals = [Score() for _ in THRESHOLDS]
     for path in paths:
@@ -63,6 +67,21 @@ def sweep(model: Path, paths: list[Path]) -> list[dict]:
              "code_reported": s.reported} for t, s in zip(THRESHOLDS, totals, strict=True)]
 
 
+def pick(rows: list[dict], max_error: float = 0.001, max_fp: float = 0.1) -> float | None:
+    """The rule's threshold for ``rows`` (:func:`sweep`), or None where no threshold of
+    :data:`THRESHOLDS` keeps it.
+
+    >>> row = lambda t, bad: {"threshold": t, "misread": bad, "reported": 5000,
+    ...                       "false_positives": 0, "frames": 1000}
+    >>> pick([row(0.99, 9), row(0.999, 0), row(0.9999, 0)])
+    0.999
+    >>> pick([row(0.99, 9), row(0.999, 9), row(0.9999, 9)]) is None
+    True
+    """
+    chosen = pick_threshold(rows, max_error, max_fp, bound=True)
+    return chosen["threshold"] if keeps_rule(chosen, max_error, max_fp) else None
+
+
 def _table(name: str, rows: list[dict]) -> str:
     lines = [f"{name}: {rows[0]['frames']} frames, {rows[0]['readable_cards']} readable cards, "
              f"codes at the operating threshold {100 * rows[0]['recall']:.2f} %"]
@@ -77,12 +96,14 @@ def _table(name: str, rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model", type=Path)
-    ap.add_argument("--unseen-reads", type=Path, nargs="+", required=True)
+    ap.add_argument("--unseen-reads", type=Path, nargs="*", default=[])
     ap.add_argument("--seen-reads", type=Path, nargs="*", default=[])
     ap.add_argument("--max-error", type=float, default=0.001)
     ap.add_argument("--max-fp", type=float, default=0.1)
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
+    if not args.unseen_reads and not args.seen_reads:
+        ap.error("give --unseen-reads, --seen-reads (an enrolled deck's frames) or both")
     meta_path = args.model.with_suffix(".json")
     meta = json.loads(meta_path.read_text())
     picks, made = [], {}
@@ -94,17 +115,16 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             ap.error(str(e))
         print(_table(f"{name} designs ({', '.join(p.name for p in paths)})", rows))
-        pick = pick_threshold(rows, args.max_error, args.max_fp, bound=True)
-        if not keeps_rule(pick, args.max_error, args.max_fp):
+        chosen = pick(rows, args.max_error, args.max_fp)
+        if chosen is None:
             print(f"  no threshold up to {THRESHOLDS[-1]} keeps the rule: nothing written")
             return 1
-        print(f"  rule's pick: {pick['threshold']}")
-        picks.append(pick["threshold"])
+        print(f"  rule's pick: {chosen}")
+        picks.append(chosen)
         made[name] = {"reads": [p.name for p in paths], "rows": rows}
-    chosen = max(picks)
-    print(f"rank-and-colour threshold: {chosen}")
+    print(f"rank-and-colour threshold: {max(picks)}")
     if args.write:
-        meta["rank_colour_threshold"] = chosen
+        meta["rank_colour_threshold"] = max(picks)
         meta["rank_colour_sweeps"] = made
         meta_path.write_text(json.dumps(meta, indent=1) + "\n")
         print(f"written to {meta_path}")

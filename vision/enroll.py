@@ -23,7 +23,11 @@ reads them better, its back above all. The steps:
    operating threshold, for designs it never saw, is higher): enrollment is to read the
    house's cards better, not to trust a reader more on a thousand frames. (The bound needs
    reports: about 3000 with no misread, 6300 with two; a thousand frames give some 11,000.)
-   The report compares the bundled models at their operating threshold.
+   The report compares the bundled models at their operating threshold. The same frames'
+   reads set the enrolled reader's rank-and-colour threshold (:mod:`vision.rankcolour`: a
+   card refused by code but sure of its rank and colour names them) by the same rule on
+   those refusals alone (:mod:`vision.calibrate_rank_colour`), never below the same floor;
+   where no threshold keeps it, the enrolled reader names no rank and colour.
 
 Written to ``DIR``: ``cards_house.onnx`` + ``cards_house.json`` (threshold, gate, the sweep)
 and ``gate_house.onnx`` (use with ``--model DIR/cards_house.onnx``, or ``[camera] model`` in
@@ -238,10 +242,13 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     # one has seen this deck (its threshold for designs it never saw is higher; calibrate.py)
     report = _sweep_and_pick(house, candidate, base, float(base_meta["threshold"]),
                              float(base_meta.get("seen_threshold", base_meta["threshold"])),
-                             frames, seed, workers)
-    meta.update(threshold=report["enrolled"]["threshold"], house_sweep=report["sweep"],
+                             frames, seed, workers, work / "house_reads.npz")
+    meta.update(threshold=report["enrolled"]["threshold"], house_sweep=report.pop("sweep"),
                 rule=report["rule"])
-    report.pop("sweep")
+    rc_threshold = report["enrolled"]["rank_colour_threshold"]
+    if rc_threshold is not None:
+        meta.update(rank_colour_threshold=rc_threshold)
+    meta.update(rank_colour_sweep=report.pop("rank_colour_sweep"))
     report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed,
                   house_share=house_share, workers=workers, replay_aisleriot=aisleriot,
@@ -254,18 +261,21 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     reader.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     (out / "enroll_report.json").write_text(json.dumps(report, indent=1) + "\n")
     if not keep_data:
-        for p in [*data, cal]:
+        for p in [*data, cal, work / "house_reads.npz"]:
             p.unlink(missing_ok=True)
     return report
 
 
 def _sweep_and_pick(house: str, reader: Path, base: Path, base_threshold: float,
-                    floor: float, frames: int, seed: int, workers: int) -> dict:
+                    floor: float, frames: int, seed: int, workers: int,
+                    reads: Path) -> dict:
+    from vision import calibrate_rank_colour
     from vision.calibrate import misread_upper_bound, pick_threshold
     from vision.sweep import sweep_rendered
 
+    # the enrolled reader's reads (the last model's) are kept for its rank-and-colour pick
     res = sweep_rendered([str(base), str(reader)], frames, seed + 7919, workers,
-                         designs=[house])
+                         designs=[house], save_reads=reads)
     rows_base, rows_new = res["models"][base.name], res["models"][reader.name]
     rule = {"max_error": 0.001, "max_fp": 0.1, "bound": True, "floor": floor}
     picked = pick_threshold(rows_new, rule["max_error"], rule["max_fp"])
@@ -281,10 +291,21 @@ def _sweep_and_pick(house: str, reader: Path, base: Path, base_threshold: float,
                **at(rows_base, base_threshold)}
     enrolled = {"model": reader.name, **at(rows_new, threshold),
                 "rule_pick": picked["threshold"], "rule_met": meets}
+    rc_rows = calibrate_rank_colour.sweep(reader, [reads], threshold)
+    rc_pick = calibrate_rank_colour.pick(rc_rows, rule["max_error"], rule["max_fp"])
+    rc_threshold = None if rc_pick is None else max(rc_pick, floor)
+    enrolled.update(rank_colour_threshold=rc_threshold, rank_colour_rule_pick=rc_pick)
+    if rc_threshold is not None:
+        row = next(r for r in rc_rows if r["threshold"] == rc_threshold)
+        enrolled.update(rank_colour_recall=row["rank_colour_recall"],
+                        rank_colour_misread=row["misread"],
+                        rank_colour_reported=row["reported"],
+                        rank_colour_false_positives=row["false_positives"])
     return {"frames": res["frames"], "frame_seed": res["seed"], "rule": rule,
             "bundled": bundled, "enrolled": enrolled, "advice": advice(bundled, enrolled),
             "sweep": [{k: v for k, v in r.items() if k != "ms_per_frame_median"}
-                      for r in rows_new]}
+                      for r in rows_new],
+            "rank_colour_sweep": rc_rows}
 
 
 def advice(bundled: dict, enrolled: dict) -> str:
@@ -321,6 +342,16 @@ def summary(report: dict) -> str:
             f"{r['misread']}/{r['reported']}  face down {r['face_down_found']}/"
             f"{r['face_down']} (false {r['face_down_false']})  false positives "
             f"{r['false_positives']}")
+    rc = report["enrolled"]
+    if rc.get("rank_colour_threshold") is not None:
+        lines.append(
+            f"  enrolled, by rank and colour where the code is refused (threshold "
+            f"{rc['rank_colour_threshold']}): known {100 * rc['rank_colour_recall']:.2f}%  "
+            f"misreads {rc['rank_colour_misread']}/{rc['rank_colour_reported']}  false "
+            f"positives {rc['rank_colour_false_positives']}")
+    elif "rank_colour_threshold" in rc:
+        lines.append("  enrolled, by rank and colour: no threshold keeps the rule; the "
+                     "enrolled reader names none")
     lines.append(f"  advice: {report['advice']}")
     return "\n".join(lines)
 

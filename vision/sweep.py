@@ -72,7 +72,7 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
         reads = rec.read(img)
         out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
-        if _SAVE[0]:
+        if _SAVE[0]:  # the last model's: see sweep_rendered
             kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]})
     return out, kept
 
@@ -94,12 +94,10 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
                    workers: int, designs: list[str] | None = None,
                    save_reads: Path | None = None) -> dict:
     """Summed scores per model and threshold (see the module docstring); ``designs`` instead
-    of the training designs (a house deck's, :mod:`vision.enroll`); with ``save_reads`` (one
-    model) every frame's reads and labels go to that file, in frame order. The workers are
-    spawned, not forked: a fork of a process whose OpenCV or torch threads have run can
-    deadlock."""
-    if save_reads is not None and len(models) != 1:
-        raise ValueError("reads are saved for one model at a time")
+    of the training designs (a house deck's, :mod:`vision.enroll`); with ``save_reads`` every
+    frame's reads by the *last* of ``models`` and its labels go to that file, in frame order.
+    The workers are spawned, not forked: a fork of a process whose OpenCV or torch threads
+    have run can deadlock."""
     jobs = [(d, k, seed) for d in designs or design_list("train", seed)
             for k in range(frames_per_design)]
     totals = {m: [Score() for _ in THRESHOLDS] for m in models}
@@ -123,7 +121,7 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
     if save_reads is not None:
         from vision.recognize import Recognizer
 
-        identity = readsfile.reader_identity(Recognizer(models[0], threshold=0.5))
+        identity = readsfile.reader_identity(Recognizer(models[-1], threshold=0.5))
         readsfile.save(save_reads, kept, {**identity, **{k: result[k] for k in (
             "frames", "frames_per_design", "seed")}})
     return result
