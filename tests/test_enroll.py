@@ -106,6 +106,15 @@ def test_bad_deck_dirs_are_refused_with_what_to_fix(deck_dir: Path, tmp_path: Pa
         load_deck_dir(folder)
 
 
+def test_enrollment_refuses_a_negative_number_of_hand_walks(deck_dir: Path,
+                                                            tmp_path: Path) -> None:
+    from vision.enroll import EnrollError, enroll
+
+    with pytest.raises(EnrollError, match="hand walks"):
+        enroll(str(deck_dir), tmp_path / "out", hand_walks=-1)
+    assert not (tmp_path / "out").exists()
+
+
 def test_enroll_deck_command_refuses_a_bad_deck_before_any_work(deck_dir: Path,
                                                                 tmp_path: Path) -> None:
     folder = _copy(deck_dir, tmp_path / "bad")
@@ -161,7 +170,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     out = tmp_path / "enrolled"
     lines: list[str] = []
     report = enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1,
-                    log=lines.append)
+                    log=lines.append, hand_walks=2)
     meta = json.loads((out / READER_NAME).with_suffix(".json").read_text())
     bundled = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     assert meta["gate"] == GATE_NAME and (out / GATE_NAME).is_file()
@@ -170,6 +179,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert meta["threshold"] >= bundled.get("seen_threshold", bundled["threshold"])
     assert report["rule"]["floor"] == bundled.get("seen_threshold", bundled["threshold"])
     assert meta["deck"] == f"deck:{deck_dir.resolve()}"
+    assert meta["hand_walks"] == report["hand_walks"] == 2  # its threshold was set with them
     assert report["enrolled"]["threshold"] == meta["threshold"]
     assert report["bundled"]["threshold"] == bundled["threshold"]
     assert report["frames"] == 2 and report["bundled"]["frames"] == 2
@@ -191,7 +201,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert not list((out / "work").glob("enrolled_candidate*"))
     rec = Recognizer(out / READER_NAME)
     assert rec.threshold == meta["threshold"] and rec.gate_session is not None
-    assert rec.rank_colour_threshold is None
+    assert rec.rank_colour_threshold is None and rec.hand_walks == 2
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
                           design=f"deck:{deck_dir}")
     assert set(rec.recognize(img)) >= {"cards", "face_down", "unreadable"}

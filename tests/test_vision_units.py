@@ -961,6 +961,41 @@ def test_look_scales_of_a_model_are_checked(tmp_path, scales: list[float]) -> No
         Recognizer(tmp_path / "m.onnx")
 
 
+def test_hand_walks_are_the_models_and_name_its_reads(tmp_path) -> None:
+    """``"hand_walks"`` in a model's metadata sets how many hand walks its frames get (none
+    for 0; :func:`vision.handwalk.walk`): more walks, more candidates on a frame of long
+    hands. Reads saved with one number of walks are refused by a reader making another (files
+    from before the key: one), and a negative number is refused."""
+    import json
+    import shutil
+
+    import vision.readsfile as readsfile
+    from vision.recognize import DEFAULT_MODEL, Recognizer
+    from vision.synth import render_table
+
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
+    shutil.copy(DEFAULT_MODEL.parent / meta["gate"], tmp_path / meta["gate"])
+    img, _ = render_table({"seat1": ["4S", "9H", "KC", "2D", "7S"], "seat3": ["QH", "5C", "AD"],
+                           "dealer": ["8C", "JD"]}, np.random.default_rng(11),
+                          design="proc:0:1031")
+    counts = {}
+    for walks in (0, 1, 3):
+        (tmp_path / "m.json").write_text(json.dumps({**meta, "hand_walks": walks}))
+        rec = Recognizer(tmp_path / "m.onnx")
+        assert rec.hand_walks == walks
+        counts[walks] = len(rec.read(img))
+    assert counts[0] < counts[1] <= counts[3], counts
+    assert Recognizer(DEFAULT_MODEL).hand_walks == 1   # the bundled reader walks once
+    with pytest.raises(ValueError, match="hand walks"):
+        readsfile.check_identity({k: v for k, v in readsfile.reader_identity(rec).items()
+                                  if k != "hand_walks"}, readsfile.reader_identity(rec),
+                                 tmp_path / "r.npz")
+    (tmp_path / "m.json").write_text(json.dumps({**meta, "hand_walks": -1}))
+    with pytest.raises(ValueError, match="hand_walks"):
+        Recognizer(tmp_path / "m.onnx")
+
+
 def test_training_draws_no_excluded_or_validation_design() -> None:
     """Designs without a full index (tango_nuevo) and the validation designs are never drawn
     for training; the legacy list (to remake the data of older models) differs only by it."""

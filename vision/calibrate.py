@@ -251,8 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"no calibration crops given and no crop level in {meta_path}")
     rec = Recognizer(args.model, threshold=0.5, gate=args.gate)
     meta = {"classes": list(CLASSES), "input": [3, CROP_H, CROP_W],
-            # the frames below were read with these look scales: the threshold holds for them
-            "look_scales": list(rec.look_scales)}
+            # the frames below were read with these look scales and hand walks: the
+            # threshold holds for them
+            "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks}
     if args.data is not None:
         d = np.load(args.data)
         x = d["x"].astype(np.float32) / 255.0

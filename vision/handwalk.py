@@ -7,11 +7,13 @@ the card before it, makes no outline corner, and the proposals' crossings and ed
 refinement do not always reach it (of the cards without a candidate on the labelled
 calibration frames, most are covered cards of hands of three or more). Two index corners
 read as cards, turned alike, one hand step apart, put a third a step beyond either; two
-steps apart, one halfway between.
+steps apart, one halfway between; and the corners so read anchor the next walk
+(:func:`walk`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -80,6 +82,37 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray) -> list[IndexFrame]:
         for k in np.flatnonzero(is_step(u / 2, v / 2)):
             walked.append((a.point + d[k] / 2, a))
     return _new_places(walked, frames)
+
+
+def walk(frames: list[IndexFrame], probs: np.ndarray,
+         look: Callable[[list[IndexFrame]], tuple[list[IndexFrame], np.ndarray]],
+         walks: int) -> tuple[list[IndexFrame], np.ndarray]:
+    """Up to ``walks`` hand walks (:func:`hand_walk`) one after another, each anchored on the
+    corners the ones before it read as well: in a hand of five whose first and last corners
+    read, the first walk places the middle card and the second the two between. ``look``
+    reads the walked frames: it gives the frames to add (those, and any copies of them moved
+    onto card edges) with their class probabilities. Stops when a walk places nothing new.
+
+    >>> x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    >>> def at(px): return IndexFrame(np.array([px, 0.0]), x, y, 50.0, 70.0, False)
+    >>> corners = [0.0, 17.5, 35.0, 52.5, 70.0]      # a row of five, 0.35 card widths apart
+    >>> def look(walked):  # a card's corner reads as AS, surely; anywhere else a reject
+    ...     on = [min(abs(f.point[0] - c) for c in corners) < 1 for f in walked]
+    ...     return walked, np.array([np.eye(54)[0 if hit else 53] for hit in on])
+    >>> def read(walks):
+    ...     frames, probs = walk([at(0), at(70)], np.tile(np.eye(54)[0], (2, 1)), look, walks)
+    ...     return sorted(float(f.point[0]) for f, p in zip(frames, probs) if p[0] == 1)
+    >>> read(0), read(1), read(3)
+    ([0.0, 70.0], [0.0, 35.0, 70.0], [0.0, 17.5, 35.0, 52.5, 70.0])
+    """
+    for _ in range(walks):
+        walked = hand_walk(frames, probs)
+        if not walked:
+            break
+        added, added_probs = look(walked)
+        frames = frames + added
+        probs = np.concatenate([probs, added_probs])
+    return frames, probs
 
 
 def is_step(u: np.ndarray | float, v: np.ndarray | float,

@@ -10,7 +10,7 @@ sweep's reads; ``python -m vision.sweep --from-reads F ... --out S`` scores them
 merge as it is now, for ``vision.calibrate --sweep S``.
 
 Reads are only as current as the code that read them: they name the reader and gate (by
-SHA-256) and their look scales, and are refused for another reader; a change to the read
+SHA-256), their look scales and hand walks, and are refused for another; a change to the read
 stage itself (proposals, looks, the walk) makes them stale without their knowing, so such a
 change needs a fresh sweep.
 
@@ -60,10 +60,10 @@ def file_sha256(path: Path) -> str:
 
 def reader_identity(rec) -> dict:  # noqa: ANN001
     """What made a set of reads (:class:`vision.recognize.Recognizer` ``rec``): the reader's
-    and gate's SHA-256 and the look scales."""
+    and gate's SHA-256, the look scales and the hand walks (more walks, more candidates)."""
     return {"model": rec.model_path.name, "model_sha256": file_sha256(rec.model_path),
             "gate_sha256": file_sha256(rec.gate_path) if rec.gate_path is not None else None,
-            "look_scales": list(rec.look_scales)}
+            "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks}
 
 
 def save(path: Path, frames: list[tuple[np.ndarray, dict]], meta: dict) -> None:
@@ -91,3 +91,7 @@ def check_identity(meta: dict, identity: dict, path: Path) -> None:
         if meta.get(key) != identity[key]:
             raise ValueError(f"{path}: its reads were made with another {key.split('_')[0]} "
                              f"({meta.get(key)!r}, not {identity[key]!r}); sweep again")
+    # files saved before the walks were counted were read with one
+    if meta.get("hand_walks", 1) != identity["hand_walks"]:
+        raise ValueError(f"{path}: its reads were made with {meta.get('hand_walks', 1)} hand "
+                         f"walks, not {identity['hand_walks']}; sweep again")

@@ -46,7 +46,7 @@ from vision.frames import (
     has_colour,
     refuse_codes,
 )
-from vision.handwalk import hand_walk
+from vision.handwalk import walk
 from vision.kernels import check_session, needs_exact_kernels
 from vision.merge import _Read, merge_reads
 from vision.proposals import (
@@ -117,6 +117,15 @@ PLACE_COUNT = 0.8
 #: with the walked frames' copies moved onto card edges), misreads and false positives alike,
 #: +3 to +4.6 ms a 720p frame (``models/cards_v4.md``).
 HAND_WALK = True
+#: Hand walks made one after another, each anchored on what the ones before read as well
+#: (:func:`vision.handwalk.walk`), unless the model's ``"hand_walks"`` says otherwise: its
+#: threshold holds for the walks it was chosen with. Three read 1.3 points more of the
+#: held-out typefaces' cards at 0.997 but made 31 misreads there against 29, so that the rule
+#: asks 0.998 and reads fewer (``models/cards_v5.md``, twenty-sixth session): one for the
+#: bundled reader; an enrolled one walks as often as ``enroll-deck --hand-walks`` says, its
+#: threshold set on its deck's frames read so (one by default: three cost 1.35-1.48 times
+#: the time of a frame for 0.7-1 point more of an enrolled deck's cards).
+HAND_WALKS = 1
 #: A frame that reports no more cards than this is checked for a mirrored picture
 #: (:meth:`Recognizer.looks_mirrored`): a mirrored index reads as almost nothing, but a few
 #: glyphs read as themselves mirrored. On `val`, `val2`, `val1080all`, `calib` and `calib2`
@@ -228,6 +237,10 @@ class Recognizer:
             raise ValueError(f"{meta_path}: look_scales must be 3 or more increasing scales "
                              f"including 1.0, not {list(self.look_scales)}")
         self.gate_session = _session(Path(gate), threads) if gate is not None else None
+        self.hand_walks = int(meta.get("hand_walks", HAND_WALKS))
+        if self.hand_walks < 0:
+            raise ValueError(f"{meta_path}: hand_walks must be 0 or more, not "
+                             f"{self.hand_walks}")
         # "burst": the threshold, and the frames that must agree, at which fused reports of
         # bursts of up to "frames" frames keep the misread rule (chosen on calibration
         # bursts); without it only single frames are calibrated
@@ -361,16 +374,16 @@ class Recognizer:
         probs = np.concatenate([known,
                                 self.first_look(extract_crops(img, frames[len(known):]))])
         probs = self.second_look(img, frames, probs)
-        if HAND_WALK:
-            walked = hand_walk(frames, probs)
-            if walked:
-                # their moved copies are kept even within 0.1 card widths of a candidate:
-                # dropping those (as the proposals do) read 0.45 points fewer cards of the
-                # calibration frames, saving 1.6 ms
-                walked += refine(img, walked, grads)
-                frames = frames + walked
-                probs = np.concatenate([probs, self.second_look(
-                    img, walked, self.first_look(extract_crops(img, walked)))])
+
+        def look(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
+            # their moved copies are kept even within 0.1 card widths of a candidate:
+            # dropping those (as the proposals do) read 0.45 points fewer cards of the
+            # calibration frames, saving 1.6 ms
+            walked = walked + refine(img, walked, grads)
+            return walked, self.second_look(img, walked,
+                                            self.first_look(extract_crops(img, walked)))
+
+        frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0)
         place = placement_scale(found, size, direct)
         # the best class, its probability and the code mass of every candidate in three
         # numpy calls, not three a candidate (the same numbers: each row summed alike)
