@@ -67,13 +67,13 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
     rng = np.random.default_rng([seed, k, sum(map(ord, design))])
     size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
     img, labels = render_table(random_deal(rng), rng, design=design, size=size)
-    out, kept = {}, None
+    out = {}
     for m in _MODELS:
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
         reads = rec.read(img)
         out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
-        if _SAVE[0]:  # the last model's: see sweep_rendered
-            kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]})
+    # the last model's reads (see sweep_rendered), packed once
+    kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]}) if _SAVE[0] else None
     return out, kept
 
 
