@@ -964,8 +964,9 @@ def test_look_scales_of_a_model_are_checked(tmp_path, scales: list[float]) -> No
 def test_hand_walks_are_the_models_and_name_its_reads(tmp_path) -> None:
     """``"hand_walks"`` in a model's metadata sets how many hand walks its frames get (none
     for 0; :func:`vision.handwalk.walk`): more walks, more candidates on a frame of long
-    hands. Reads saved with one number of walks are refused by a reader making another (files
-    from before the key: one), and a negative number is refused."""
+    hands. The bundled reader walks three times, a model without the key once. Reads saved
+    with one number of walks are refused by a reader making another (files from before the
+    key: one), and a negative number is refused."""
     import json
     import shutil
 
@@ -986,7 +987,10 @@ def test_hand_walks_are_the_models_and_name_its_reads(tmp_path) -> None:
         assert rec.hand_walks == walks
         counts[walks] = len(rec.read(img))
     assert counts[0] < counts[1] <= counts[3], counts
-    assert Recognizer(DEFAULT_MODEL).hand_walks == 1   # the bundled reader walks once
+    assert Recognizer(DEFAULT_MODEL).hand_walks == 3   # the bundled reader's threshold's
+    (tmp_path / "m.json").write_text(json.dumps({k: v for k, v in meta.items()
+                                                 if k != "hand_walks"}))
+    assert Recognizer(tmp_path / "m.onnx").hand_walks == 1   # a model from before the key
     with pytest.raises(ValueError, match="hand walks"):
         readsfile.check_identity({k: v for k, v in readsfile.reader_identity(rec).items()
                                   if k != "hand_walks"}, readsfile.reader_identity(rec),
