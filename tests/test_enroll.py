@@ -115,6 +115,18 @@ def test_enrollment_refuses_a_negative_number_of_hand_walks(deck_dir: Path,
     assert not (tmp_path / "out").exists()
 
 
+def test_an_enrolled_reader_walks_as_the_reader_it_starts_from() -> None:
+    """By default the enrolled reader's ``"hand_walks"`` are its base reader's (the bundled
+    one's three); ``--hand-walks`` overrides them; a negative number is refused."""
+    from vision.enroll import EnrollError, enrolled_hand_walks
+
+    bundled = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    assert enrolled_hand_walks(bundled, None) == bundled["hand_walks"] == 3
+    assert enrolled_hand_walks(bundled, 1) == 1
+    with pytest.raises(EnrollError, match="hand walks"):
+        enrolled_hand_walks(bundled, -2)
+
+
 def test_enroll_deck_command_refuses_a_bad_deck_before_any_work(deck_dir: Path,
                                                                 tmp_path: Path) -> None:
     folder = _copy(deck_dir, tmp_path / "bad")

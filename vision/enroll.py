@@ -16,7 +16,8 @@ reads them better, its back above all. The steps:
    quantise the reader to int8 (:mod:`vision.quantize`);
 3. render ``frames`` fresh labelled frames of the house deck (other seeds), read them with the
    bundled models and the enrolled ones (:mod:`vision.sweep`; the enrolled reader walks its
-   hands ``hand_walks`` times, :data:`ENROLLED_HAND_WALKS` by default), and set the enrolled
+   hands ``hand_walks`` times, by default as often as the reader it starts from,
+   :func:`enrolled_hand_walks`), and set the enrolled
    reader's operating threshold by the rule the bundled one was set by (the 95 % upper
    bound of the misread rate within 0.1 %, at most 0.1 false positives a frame, at that
    threshold and every higher one; :func:`vision.calibrate.pick_threshold`), never below the
@@ -57,19 +58,13 @@ from pathlib import Path
 import numpy as np
 
 from vision.designs import AISLERIOT_DIR, TRAIN_AISLERIOT, cache_dir, get_design
-from vision.recognize import DEFAULT_MODEL
+from vision.recognize import DEFAULT_MODEL, HAND_WALKS
 
 #: Share of the enrollment scenes drawn with the house deck; the rest replay training designs.
 #: ``plastic`` enrolled (`models/cards_v4.md`, "Tenth session"): 1000 scenes at 0.7
 #: and 1200 at 0.5 read its validation frames alike (84.6 / 84.5 %), and the other validation
 #: designs with 9 and 5 misreads (the bundled reader: 3), so 0.5 and 1200 scenes.
 HOUSE_SHARE = 0.5
-#: Hand walks of an enrolled reader by default (``--hand-walks``; the model's ``"hand_walks"``,
-#: :data:`vision.recognize.HAND_WALKS`): its threshold is set on its deck's frames read with
-#: them. ``plastic`` enrolled from ``cards_v5``, on its 1000 fresh frames: three walks read
-#: 90.34 % against 89.65 % with one (misreads 3 and 5), but a frame took 1.35-1.48 times as
-#: long (``models/cards_v5.md``, twenty-sixth session): one, unless the house asks for more.
-ENROLLED_HAND_WALKS = 1
 READER_NAME, GATE_NAME = "cards_house.onnx", "gate_house.onnx"
 #: The enrolled reader's name in ``OUT/work`` while its threshold is being set.
 _CANDIDATE = "enrolled_candidate.onnx"
@@ -190,14 +185,35 @@ def _check_training_extra() -> None:
                           f"install the train extra (pip install -e '.[train]')")
 
 
+def enrolled_hand_walks(base_meta: dict, asked: int | None) -> int:
+    """The enrolled reader's hand walks (its ``"hand_walks"``): ``asked``, or by default the
+    base reader's (one for a model whose ``.json`` names none, :data:`HAND_WALKS`), so that an
+    enrolled reader reads its frames as the one it started from did.
+
+    ``plastic`` enrolled from ``cards_v5``, its threshold step on the same 1000 fresh frames
+    (``models/cards_v5.md``, twenty-sixth and twenty-seventh sessions): one walk 89.65 % with
+    5 misreads, three walks with later ones halfway only (the bundled reader's) 90.04 % with
+    4, three walks placing every point 90.34 % with 3 but 1.35-1.48 times a frame's time.
+
+    >>> enrolled_hand_walks({"hand_walks": 3}, None), enrolled_hand_walks({}, None)
+    (3, 1)
+    >>> enrolled_hand_walks({"hand_walks": 3}, 1)
+    1
+    """
+    walks = int(base_meta.get("hand_walks", HAND_WALKS)) if asked is None else asked
+    if walks < 0:
+        raise EnrollError(f"hand walks must be 0 or more, not {walks}")
+    return walks
+
+
 def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: int = 1000,
            workers: int | None = None, seed: int = 1, base: Path = DEFAULT_MODEL,
            keep_data: bool = False, log: Callable[[str], None] = print,
-           house_share: float = HOUSE_SHARE, hand_walks: int = ENROLLED_HAND_WALKS) -> dict:
+           house_share: float = HOUSE_SHARE, hand_walks: int | None = None) -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
     ``out/enroll_report.json``."""
-    if hand_walks < 0:
-        raise EnrollError(f"hand walks must be 0 or more, not {hand_walks}")
+    if hand_walks is not None:
+        enrolled_hand_walks({}, hand_walks)  # a bad number is refused before any work
     is_dir = "/" in deck or Path(deck).is_dir()
     house = f"deck:{Path(deck).resolve()}" if is_dir else deck
     design = get_design(house)  # DeckError / FileNotFoundError before any work
@@ -207,6 +223,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     if not base_meta.get("gate"):
         raise EnrollError(f"{base}: its metadata name no gate to fine-tune")
     base_gate = base.parent / base_meta["gate"]
+    hand_walks = enrolled_hand_walks(base_meta, hand_walks)
     if base.name == _CANDIDATE:
         raise EnrollError(f"{base}: rename the model to start from (its name is the one "
                           f"enrollment gives its candidate)")
@@ -389,9 +406,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL,
                     help="the reader to start from (its gate named in its .json)")
-    ap.add_argument("--hand-walks", type=int, default=ENROLLED_HAND_WALKS,
+    ap.add_argument("--hand-walks", type=int, default=None,
                     help="hand walks of the enrolled reader (each finds covered cards between "
-                         "those the last read; more cost time; its threshold is set with them)")
+                         "those the last read; more cost time; its threshold is set with "
+                         "them; default: the --model's, 3 for the bundled reader)")
     ap.add_argument("--keep-data", action="store_true",
                     help="keep the rendered training crops in OUT/work")
 
