@@ -1,0 +1,95 @@
+"""The hand walk's pairs taken all at once place what the loop over anchors it replaced placed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision.handwalk import ALIKE, ANCHOR_FLOOR, SAME_PLACE, hand_walk, is_step
+from vision.proposals import IndexFrame, card_steps
+
+
+def _loop_walk(frames: list[IndexFrame], probs: np.ndarray, beyond: bool) -> list[IndexFrame]:
+    """The walk as written before the twenty-seventh session: a loop over the anchors, and
+    the walked points checked one by one against a growing stack of places."""
+    keep = np.flatnonzero(probs[:, :52].max(1, initial=0.0) >= ANCHOR_FLOOR)
+    if len(keep) < 2:
+        return []
+    anchors = [frames[i] for i in keep]
+    points = np.array([f.point for f in anchors])
+    x_axes = np.array([f.x_axis for f in anchors])
+    walked = []
+    for i, a in enumerate(anchors[:-1]):
+        later = np.arange(i + 1, len(anchors))
+        later = later[x_axes[later] @ a.x_axis >= ALIKE]
+        if not len(later):
+            continue
+        d = points[later] - a.point
+        u, v = card_steps(a, d)
+        for k in np.flatnonzero(is_step(u, v)) if beyond else ():
+            b = anchors[later[k]]
+            walked += [(b.point + d[k], b), (a.point - d[k], a)]
+        for k in np.flatnonzero(is_step(u / 2, v / 2)):
+            walked.append((a.point + d[k] / 2, a))
+    if not walked:
+        return []
+    places = np.array([f.point for f in frames])
+    axes = np.array([f.x_axis for f in frames])
+    limits = (SAME_PLACE * np.array([f.width for f in frames])) ** 2
+    out = []
+    for point, anchor in walked:
+        near = ((places - point) ** 2).sum(1) < limits
+        if near.any() and (axes[near] @ anchor.x_axis > 0.9).any():
+            continue
+        out.append(replace(anchor, point=point, direct=False))
+        places = np.vstack([places, point])
+        axes = np.vstack([axes, anchor.x_axis])
+        limits = np.append(limits, (SAME_PLACE * anchor.width) ** 2)
+    return out
+
+
+def _hands(rng: np.random.Generator) -> tuple[list[IndexFrame], np.ndarray]:
+    """Index corners of a few hands (even and uneven steps, rows, some turned), stray
+    candidates, some of them read as codes and some as rejects."""
+    frames = []
+    for _ in range(rng.integers(1, 6)):
+        angle = rng.uniform(-np.pi, np.pi) if rng.random() < 0.8 else 0.0
+        x = np.array([np.cos(angle), np.sin(angle)])
+        y = np.array([-np.sin(angle), np.cos(angle)]) + rng.normal(0, 0.05, 2)
+        width = rng.uniform(40, 80)
+        height = width * 1.4
+        start = rng.uniform(0, 1280, 2)
+        su, sv = rng.uniform(0.15, 0.8), rng.choice([0.0, rng.uniform(-0.35, 0.35)])
+        for n in range(rng.integers(2, 7)):
+            jitter = rng.normal(0, 0.05, 2) if rng.random() < 0.5 else 0.0
+            step = (n * su + jitter * 1.0) * width * x + (n * sv) * height * y
+            frames.append(IndexFrame(start + step, x, y, width, height, bool(rng.random() < 0.5)))
+    for _ in range(rng.integers(0, 20)):
+        angle = rng.uniform(-np.pi, np.pi)
+        x = np.array([np.cos(angle), np.sin(angle)])
+        frames.append(IndexFrame(rng.uniform(0, 1280, 2), x, np.array([-x[1], x[0]]),
+                                 50.0, 70.0, False))
+    order = rng.permutation(len(frames))
+    frames = [frames[i] for i in order]
+    probs = np.zeros((len(frames), 54))
+    classes = rng.integers(0, 54, len(frames))
+    probs[np.arange(len(frames)), classes] = rng.choice([0.5, 0.95, 1.0], len(frames))
+    return frames, probs
+
+
+@pytest.mark.parametrize("beyond", [True, False])
+def test_the_walk_places_what_the_loop_over_anchors_placed(beyond: bool) -> None:
+    rng = np.random.default_rng(27)
+    placed = 0
+    for _ in range(300):
+        frames, probs = _hands(rng)
+        ours = hand_walk(frames, probs, beyond=beyond)
+        theirs = _loop_walk(frames, probs, beyond)
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs, strict=True):
+            assert np.array_equal(a.point, b.point) and np.array_equal(a.x_axis, b.x_axis)
+            assert (a.width, a.height, a.direct) == (b.width, b.height, b.direct)
+        placed += len(ours)
+    assert placed > 500   # the hands gave the walk something to place (820 halfway only)
