@@ -86,12 +86,17 @@ def load(path: Path) -> tuple[dict, list[tuple[np.ndarray, dict]]]:
 
 
 def check_identity(meta: dict, identity: dict, path: Path) -> None:
-    """Refuse reads made by another reader, gate or look scales than ``identity``'s."""
-    for key in ("model_sha256", "gate_sha256", "look_scales"):
-        if meta.get(key) != identity[key]:
-            raise ValueError(f"{path}: its reads were made with another {key.split('_')[0]} "
-                             f"({meta.get(key)!r}, not {identity[key]!r}); sweep again")
-    # files saved before the walks were counted were read with one
-    if meta.get("hand_walks", 1) != identity["hand_walks"]:
-        raise ValueError(f"{path}: its reads were made with {meta.get('hand_walks', 1)} hand "
-                         f"walks, not {identity['hand_walks']}; sweep again")
+    """Refuse reads made by another reader, gate, look scales or hand walks than
+    ``identity``'s."""
+    for key, name in _IDENTITY_NAMES.items():
+        made = meta.get(key, _BEFORE_THE_KEY.get(key))
+        if made != identity[key]:
+            raise ValueError(f"{path}: its reads were made with another {name} "
+                             f"({made!r}, not {identity[key]!r}); sweep again")
+
+
+#: The keys of :func:`reader_identity`, as an error names them.
+_IDENTITY_NAMES = {"model_sha256": "model", "gate_sha256": "gate", "look_scales": "look",
+                   "hand_walks": "number of hand walks"}
+#: What files saved before a key was written were made with: one hand walk.
+_BEFORE_THE_KEY = {"hand_walks": 1}
