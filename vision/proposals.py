@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.tablesize import TableSize
+
 #: Work at this fraction of the input resolution for the mask and outlines.
 MASK_SCALE = 1.0
 #: Card stock is this much lighter than the local felt (8-bit Lab lightness) ...
@@ -524,19 +526,28 @@ class CardSize:
 
 
 def index_frames(corners: list[Corner], size: CardSize, paired: Sequence[IndexFrame] = (),
-                 direct_only: bool = False) -> list[IndexFrame]:
+                 direct_only: bool = False, table: TableSize | None = None) -> list[IndexFrame]:
     """Candidate index-corner frames from outline corners and a card size (module docstring);
-    ``direct_only``: only the outline corners themselves, as index corners."""
+    ``direct_only``: only the outline corners themselves, as index corners. With ``table``
+    (a calibrated table, :mod:`vision.tablesize`) each corner's card size is the table's
+    there, along each of its edges, instead of ``size``'s."""
     frames: list[IndexFrame] = []
-    for c, (w, h) in zip(corners, size.near_all([c.point for c in corners]), strict=True):
+    if table is None:
+        sizes = [(w, h, w, h) for w, h in size.near_all([c.point for c in corners])]
+    else:
+        sizes = table.corner_sizes(np.array([c.point for c in corners]).reshape(-1, 2),
+                                   np.array([c.x_axis for c in corners]).reshape(-1, 2),
+                                   np.array([c.y_axis for c in corners]).reshape(-1, 2)
+                                   ).tolist()
+    for c, (w, h, w_y, h_x) in zip(corners, sizes, strict=True):
         p, x, y = c.point, c.x_axis, c.y_axis
         if c.len_x <= 1.2 * w:  # x may run along the width: p is an index or far corner
             frames.append(IndexFrame(p, x, y, w, h, True))
             if not direct_only:
                 frames.append(IndexFrame(p + w * x + h * y, -x, -y, w, h, False))
-        if c.len_y <= 1.2 * w and not direct_only:  # y may run along the width: plain corner
-            frames.append(IndexFrame(p + w * y, -y, x, w, h, False))
-            frames.append(IndexFrame(p + h * x, y, -x, w, h, False))
+        if c.len_y <= 1.2 * w_y and not direct_only:  # y may run along the width: plain corner
+            frames.append(IndexFrame(p + w_y * y, -y, x, w_y, h_x, False))
+            frames.append(IndexFrame(p + h_x * x, y, -x, w_y, h_x, False))
     return _dedupe([f for f in frames if f.direct] + list(paired)
                    + [f for f in frames if not f.direct])
 
@@ -718,17 +729,19 @@ def outline(img: np.ndarray) -> Outline:
 
 
 def propose(img: np.ndarray, refine_inferred: bool = True, found: Outline | None = None,
-            size: int = 0, grads: np.ndarray | None = None) -> list[IndexFrame]:
+            size: int = 0, grads: np.ndarray | None = None,
+            table: TableSize | None = None) -> list[IndexFrame]:
     """All candidate index-corner frames in a BGR frame under card-size hypothesis ``size``
-    of its outline (``found``, else :func:`outline`): those of :func:`index_frames`, and
-    (``refine_inferred``) copies of the inferred ones moved onto nearby card edges
-    (:func:`vision.refine.refine`, on ``grads`` if given)."""
+    of its outline (``found``, else :func:`outline`), or the card sizes of a calibrated
+    ``table``: those of :func:`index_frames`, and (``refine_inferred``) copies of the
+    inferred ones moved onto nearby card edges (:func:`vision.refine.refine`, on ``grads``
+    if given)."""
     from vision.refine import refine
 
     found = found if found is not None else outline(img)
     if not found.sizes:
         return []
-    frames = index_frames(found.corners, found.sizes[size], found.paired)
+    frames = index_frames(found.corners, found.sizes[size], found.paired, table=table)
     if refine_inferred:
         frames = _dedupe(frames + refine(img, frames, grads))
     return frames

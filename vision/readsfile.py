@@ -10,7 +10,8 @@ sweep's reads; ``python -m vision.sweep --from-reads F ... --out S`` scores them
 merge as it is now, for ``vision.calibrate --sweep S``.
 
 Reads are only as current as the code that read them: they name the reader and gate (by
-SHA-256), their look scales and hand walks, and are refused for another; a change to the read
+SHA-256), their look scales and hand walks, and whether the frames were read with their
+table's card sizes, and are refused for another; a change to the read
 stage itself (proposals, looks, the walk) makes them stale without their knowing, so such a
 change needs a fresh sweep.
 
@@ -58,12 +59,15 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def reader_identity(rec) -> dict:  # noqa: ANN001
+def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
     """What made a set of reads (:class:`vision.recognize.Recognizer` ``rec``): the reader's
-    and gate's SHA-256, the look scales and the hand walks (more walks, more candidates)."""
+    and gate's SHA-256, the look scales, the hand walks (more walks, more candidates) and
+    whether the frames were read with their table's card sizes (``calibrated``,
+    :mod:`vision.tablesize`)."""
     return {"model": rec.model_path.name, "model_sha256": file_sha256(rec.model_path),
             "gate_sha256": file_sha256(rec.gate_path) if rec.gate_path is not None else None,
-            "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks}
+            "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks,
+            "calibrated": calibrated}
 
 
 def save(path: Path, frames: list[tuple[np.ndarray, dict]], meta: dict) -> None:
@@ -97,6 +101,8 @@ def check_identity(meta: dict, identity: dict, path: Path) -> None:
 
 #: The keys of :func:`reader_identity`, as an error names them.
 _IDENTITY_NAMES = {"model_sha256": "model", "gate_sha256": "gate", "look_scales": "look",
-                   "hand_walks": "number of hand walks"}
-#: What files saved before a key was written were made with: one hand walk.
-_BEFORE_THE_KEY = {"hand_walks": 1}
+                   "hand_walks": "number of hand walks",
+                   "calibrated": "card size (a calibrated table's, or the frame's own)"}
+#: What files saved before a key was written were made with: one hand walk, the frame's own
+#: card size.
+_BEFORE_THE_KEY = {"hand_walks": 1, "calibrated": False}

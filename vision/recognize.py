@@ -58,6 +58,7 @@ from vision.proposals import (
 )
 from vision.rankcolour import rank_colour_probs, with_rank_colour
 from vision.refine import gradients, refine
+from vision.tablesize import TableSize
 
 
 def _model_dir() -> Path:
@@ -290,15 +291,18 @@ class Recognizer:
         out[again] = best_window(np.stack(more), codes=52)
         return out
 
-    def recognize(self, img: np.ndarray) -> dict:
+    def recognize(self, img: np.ndarray, table: TableSize | None = None) -> dict:
         """Cards in a frame (BGR; greyscale, BGRA and 16-bit frames are converted); see the
         module docstring for the shape of the result. In a frame without colour, or whose
         colour follows its brightness alone (a tinted monochrome picture; :mod:`vision.frames`),
         or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
-        every face-up card is refused and the result carries a ``"warning"`` saying why."""
+        every face-up card is refused and the result carries a ``"warning"`` saying why.
+        ``table``: the card sizes of a calibrated table (:mod:`vision.tablesize`) instead of
+        those estimated in the frame; measured, but the operating threshold was not chosen
+        with it (``models/cards_v5.md``, twenty-eighth session)."""
         t0 = time.perf_counter()
         img = as_bgr(img)
-        reads, found, looks = self._read(img)
+        reads, found, looks = self._read(img, table)
         result = self.merge(reads)
         if not has_colour(img) or (result["cards"] and colour_follows_brightness(img)):
             result = refuse_codes(result)
@@ -356,19 +360,22 @@ class Recognizer:
         flipped = sure(cv2.flip(img, 1))
         return flipped >= MIRROR_MIN_SURE and flipped >= MIRROR_FACTOR * sure(img, found, looks)
 
-    def read(self, img: np.ndarray) -> list[_Read]:
-        """Every candidate index corner with its best class and probability (no threshold)."""
-        return self._read(img)[0]
+    def read(self, img: np.ndarray, table: TableSize | None = None) -> list[_Read]:
+        """Every candidate index corner with its best class and probability (no threshold);
+        with ``table``, the card sizes of a calibrated table (:mod:`vision.tablesize`)."""
+        return self._read(img, table)[0]
 
-    def _read(self, img: np.ndarray) -> tuple[list[_Read], Outline, list[np.ndarray]]:
+    def _read(self, img: np.ndarray, table: TableSize | None = None
+              ) -> tuple[list[_Read], Outline, list[np.ndarray]]:
         """:meth:`read`, with the frame's outline and :meth:`_pick_size`'s first looks at its
-        corners (for :meth:`looks_mirrored`)."""
+        corners (for :meth:`looks_mirrored`; none with ``table``, which leaves no card size
+        to choose)."""
         found = outline(img)
         if not found.sizes:  # no card outline: no candidate, and no gradients to make
             return [], found, []
-        size, direct = self._pick_size(img, found)
+        size, direct = self._pick_size(img, found) if table is None else (0, [])
         grads = gradients(img)
-        frames = propose(img, found=found, size=size, grads=grads)
+        frames = propose(img, found=found, size=size, grads=grads, table=table)
         # the outline corners come first among the frames, as pick_size cut and read them
         known = direct[size] if direct else np.zeros((0, len(CLASSES)), np.float32)
         probs = np.concatenate([known,
@@ -384,7 +391,8 @@ class Recognizer:
                                             self.first_look(extract_crops(img, walked)))
 
         frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0)
-        place = placement_scale(found, size, direct)
+        # a table's card sizes are not a hand's outline: cards are placed at them
+        place = placement_scale(found, size, direct) if table is None else 1.0
         # the best class, its probability and the code mass of every candidate in three
         # numpy calls, not three a candidate (the same numbers: each row summed alike)
         best, mass = probs.max(1).tolist(), probs[:, :52].sum(1).tolist()

@@ -38,22 +38,24 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import readsfile
+from vision import readsfile, tablesize
 from vision.calibrate import THRESHOLDS, threshold_scores
 from vision.dataset import design_list
 from vision.evaluate import Score
 from vision.synth import random_deal, render_table
 
-#: Per worker process: the models (:func:`_init_worker`), their recognisers, and whether the
-#: reads are sent back to be saved.
+#: Per worker process: the models (:func:`_init_worker`), their recognisers, whether the
+#: reads are sent back to be saved, and whether frames are read as a calibrated table's.
 _MODELS: list[str] = []
 _RECOGNIZERS: dict = {}
 _SAVE: list[bool] = [False]
+_CALIBRATED: list[bool] = [False]
 
 
-def _init_worker(models: list[str], save: bool = False) -> None:
+def _init_worker(models: list[str], save: bool = False, calibrated: bool = False) -> None:
     _MODELS[:] = models
     _SAVE[0] = save
+    _CALIBRATED[0] = calibrated
 
 
 def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
@@ -67,10 +69,11 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
     rng = np.random.default_rng([seed, k, sum(map(ord, design))])
     size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
     img, labels = render_table(random_deal(rng), rng, design=design, size=size)
+    table = tablesize.from_labels(labels) if _CALIBRATED[0] else None
     out = {}
     for m in _MODELS:
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
-        reads = rec.read(img)
+        reads = rec.read(img, table)
         out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
     # the last model's reads (see sweep_rendered), packed once
     kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]}) if _SAVE[0] else None
@@ -92,10 +95,12 @@ def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:
 
 def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
                    workers: int, designs: list[str] | None = None,
-                   save_reads: Path | None = None) -> dict:
+                   save_reads: Path | None = None, calibrated: bool = False) -> dict:
     """Summed scores per model and threshold (see the module docstring); ``designs`` instead
     of the training designs (a house deck's, :mod:`vision.enroll`); with ``save_reads`` every
-    frame's reads by the *last* of ``models`` and its labels go to that file, in frame order.
+    frame's reads by the *last* of ``models`` and its labels go to that file, in frame order;
+    ``calibrated``: each frame read with the card sizes of its table
+    (:func:`vision.tablesize.from_labels`), as a calibrated table's camera reads.
     The workers are spawned, not forked: a fork of a process whose OpenCV or torch threads
     have run can deadlock."""
     jobs = [(d, k, seed) for d in designs or design_list("train", seed)
@@ -104,7 +109,8 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
     kept: list[tuple[np.ndarray, dict] | None] = [None] * len(jobs)
     t0 = time.time()
     with mp.get_context("spawn").Pool(workers, initializer=_init_worker,
-                                      initargs=(list(models), save_reads is not None)) as pool:
+                                      initargs=(list(models), save_reads is not None,
+                                                calibrated)) as pool:
         for i, (n, (res, reads)) in enumerate(pool.imap_unordered(
                 _numbered, list(enumerate(jobs)), chunksize=4)):
             for m, scores in res.items():
@@ -116,12 +122,13 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
         pool.close()  # let the workers exit (the context's terminate() would kill them)
         pool.join()
     result = {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
-              "seconds": round(time.time() - t0, 1),
+              "calibrated": calibrated, "seconds": round(time.time() - t0, 1),
               "models": {Path(m).name: _rows(totals[m]) for m in models}}
     if save_reads is not None:
         from vision.recognize import Recognizer
 
-        identity = readsfile.reader_identity(Recognizer(models[-1], threshold=0.5))
+        identity = readsfile.reader_identity(Recognizer(models[-1], threshold=0.5),
+                                             calibrated)
         readsfile.save(save_reads, kept, {**identity, **{k: result[k] for k in (
             "frames", "frames_per_design", "seed")}})
     return result
@@ -137,15 +144,17 @@ def _rows(totals: list[Score]) -> list[dict]:
             for t, s in zip(THRESHOLDS, totals, strict=True)]
 
 
-def sweep_reads(model: str, paths: list[Path], designs: str | None = None) -> dict:
+def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
+                calibrated: bool = False) -> dict:
     """The sweep that :func:`sweep_rendered` would give, from the reads it saved
     (``paths``, summed), scored with the merge as it is now (:mod:`vision.readsfile`); with
     ``designs`` (a :func:`vision.dataset.design_list` spec, expanded with each file's seed)
-    only the frames of those designs, counted in ``"frames"``."""
+    only the frames of those designs, counted in ``"frames"``; ``calibrated``: reads saved
+    by a calibrated sweep (refused otherwise, and the other way round)."""
     from vision.recognize import Recognizer
 
     rec = Recognizer(model, threshold=0.5)
-    identity = readsfile.reader_identity(rec)
+    identity = readsfile.reader_identity(rec, calibrated)
     totals = [Score() for _ in THRESHOLDS]
     metas = []
     kept = 0
@@ -165,7 +174,8 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None) -> di
                 total.add(s)
     if designs is not None and not kept:
         raise ValueError(f"no frame of the designs {designs!r} in these reads")
-    return {"frames": kept, **({"designs": designs} if designs is not None else {}),
+    return {"frames": kept, "calibrated": calibrated,
+            **({"designs": designs} if designs is not None else {}),
             "frames_per_design": metas[0]["frames_per_design"] if len(metas) == 1 else None,
             "seed": metas[0]["seed"] if len(metas) == 1 else [m["seed"] for m in metas],
             "seconds": round(time.time() - t0, 1), "from_reads": [Path(p).name for p in paths],
@@ -188,17 +198,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep every frame's reads in this file (one model)")
     ap.add_argument("--from-reads", type=Path, nargs="+", default=None,
                     help="score the reads of these files instead of rendering frames")
+    ap.add_argument("--calibrated", action="store_true",
+                    help="read each frame with the card sizes of its table (its labels' "
+                         "homography), as a calibrated table's camera reads")
     args = ap.parse_args(argv)
     if args.from_reads and (len(args.models) != 1 or args.save_reads):
         ap.error("--from-reads takes one model and no --save-reads")
     if args.save_reads and len(args.models) != 1:
         ap.error("--save-reads takes one model")
     try:
-        result = (sweep_reads(args.models[0], args.from_reads, args.designs)
+        result = (sweep_reads(args.models[0], args.from_reads, args.designs, args.calibrated)
                   if args.from_reads else
                   sweep_rendered(args.models, args.frames_per_design, args.seed, args.workers,
                                  design_list(args.designs or "train", args.seed),
-                                 save_reads=args.save_reads))
+                                 save_reads=args.save_reads, calibrated=args.calibrated))
     except ValueError as e:
         ap.error(str(e))
     args.out.write_text(json.dumps(result, indent=1) + "\n")
