@@ -92,3 +92,22 @@ def test_calibrated_reads_are_kept_apart(tmp_path: Path) -> None:
         readsfile.check_identity(plain, calibrated, tmp_path / "r.npz")
     old = {k: v for k, v in plain.items() if k != "calibrated"}
     readsfile.check_identity(old, plain, tmp_path / "r.npz")
+
+
+def test_vision_eval_reads_as_a_calibrated_table(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``vision-eval --calibrated`` reads each frame with its labels' table, and refuses, by
+    name, a label that has none."""
+    from controller.cli import main
+
+    for name in ("plastic_000", "tigullio_001"):
+        for suffix in (".jpg", ".json"):
+            (tmp_path / f"{name}{suffix}").write_bytes((SAMPLES / f"{name}{suffix}").read_bytes())
+    assert main(["vision-eval", str(tmp_path), "--calibrated", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calibrated"] is True and out["readable_cards"] == 10 and out["misread"] == 0
+    labels = json.loads((tmp_path / "plastic_000.json").read_text())
+    del labels["table_to_image"]
+    (tmp_path / "plastic_000.json").write_text(json.dumps(labels))
+    assert main(["vision-eval", str(tmp_path), "--calibrated"]) == 2
+    assert "plastic_000.json" in capsys.readouterr().err

@@ -302,15 +302,19 @@ def burst_frames(image: Path) -> list[Path]:
 
 
 def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
-                    progress: Iterable | None = None, burst: bool = False) -> dict[str, Score]:
+                    progress: Iterable | None = None, burst: bool = False,
+                    calibrated: bool = False) -> dict[str, Score]:
     """Recognise every labelled image in ``directory``; the scores per card design (the
     label's ``"design"``, ``""`` where a label names none), in name order. A lab's suite of
     several decks sees which deck the misses and misreads come from. With ``burst``, each
     labelled image is read with the rest of its burst (module docstring) and the reads fused
     (:func:`vision.burst.fuse`, at the recogniser's burst threshold and agreement, whatever
-    the burst's length); a directory without bursts is refused."""
+    the burst's length); a directory without bursts is refused. With ``calibrated``, each
+    frame is read with its table's card sizes (:func:`vision.tablesize.from_labels`: the
+    labels' homography and card millimetres; labels without a homography are refused)."""
     from vision.burst import fuse
     from vision.recognize import Recognizer, load_image
+    from vision.tablesize import from_labels
 
     directory = Path(directory)
     pairs = labelled_images(directory)
@@ -322,11 +326,16 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     scores: dict[str, Score] = {}
     for img_path, lab_path in (progress(pairs) if progress else pairs):
         labels = json.loads(lab_path.read_text())
+        try:
+            table = from_labels(labels) if calibrated else None
+        except ValueError as exc:
+            raise ValueError(f"{lab_path}: {exc}: it cannot be read as a calibrated table's "
+                             "frame") from None
         if burst:
-            result = fuse([rec.recognize(load_image(f)) for f in burst_frames(img_path)],
+            result = fuse([rec.recognize(load_image(f), table) for f in burst_frames(img_path)],
                           rec.burst_threshold, rec.burst_min_frames)
         else:
-            result = rec.recognize(load_image(img_path))
+            result = rec.recognize(load_image(img_path), table)
         scores.setdefault(str(labels.get("design", "")), Score()).add(score_frame(result, labels))
     return dict(sorted(scores.items()))
 
@@ -344,6 +353,7 @@ def total(scores: Iterable[Score]) -> Score:
 
 
 def evaluate_dir(directory: str | Path, recognizer=None,  # noqa: ANN001
-                 progress: Iterable | None = None, burst: bool = False) -> Score:
+                 progress: Iterable | None = None, burst: bool = False,
+                 calibrated: bool = False) -> Score:
     """Recognise every labelled image (or burst) in ``directory`` and score the lot."""
-    return total(score_by_design(directory, recognizer, progress, burst).values())
+    return total(score_by_design(directory, recognizer, progress, burst, calibrated).values())

@@ -28,6 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--burst", action="store_true",
                    help="read each NAME.jpg with its burst (NAME.b1.jpg, NAME.b2.jpg, ...: "
                         "later frames of a still camera) and score the fused reads")
+    p.add_argument("--calibrated", action="store_true",
+                   help="read each frame with its table's card sizes, from its labels' "
+                        "homography (\"table_to_image\") and card corners, as the camera of a "
+                        "calibrated table reads (vision.tablesize)")
     p.set_defaults(func=run)
 
 
@@ -45,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
         by_design = score_by_design(args.directory, rec, progress=None if args.json else
                                     lambda it: tqdm(it, unit="img", file=sys.stderr,
                                                     disable=len(it) < 4),
-                                    burst=args.burst)
+                                    burst=args.burst, calibrated=args.calibrated)
     except (FileNotFoundError, ValueError, ImageError) as exc:
         raise CommandError(str(exc)) from None
     score = total(by_design.values())
     if args.json:
-        print(json.dumps({**score.summary(),
+        print(json.dumps({**score.summary(), "calibrated": args.calibrated,
                           "by_design": {k: v.summary() for k, v in by_design.items()}}))
         return 0
     print(score.report())
