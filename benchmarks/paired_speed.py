@@ -2,12 +2,16 @@
 
     git worktree add /tmp/before HEAD~3
     python benchmarks/paired_speed.py /tmp/before . DIR [--frames 160] [--reps 2] [--core 0]
+    python benchmarks/paired_speed.py . . DIR --calibrated-second
 
 Two worker processes, one per tree (each imports ``vision`` from its own tree), pinned to the
 same core with one OpenCV and one onnxruntime thread, hold the first ``--frames`` labelled
 frames of ``DIR`` (``vision.evaluate.labelled_images``). The driver asks each in turn to
 ``Recognizer.recognize`` frame i, alternating which goes first, ``--reps`` times over. Prints
 the median ms a frame of each tree and the median of the per-frame ratios (second / first).
+With ``--calibrated-second`` the second reads each frame with its table's card sizes (its
+labels' homography, :func:`vision.tablesize.from_labels`), as a calibrated table's camera
+does: the two may be one tree.
 
 Why paired: on a shared machine one tree's whole-set medians vary by 5-10 ms from run to run,
 more than most changes; two runs of the same frame a few milliseconds apart see the same
@@ -26,8 +30,9 @@ from pathlib import Path
 import numpy as np
 
 _WORKER = r"""
-import os, sys, time, pathlib
+import json, os, sys, time, pathlib
 tree, directory, frames, core = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+calibrated = sys.argv[5] == "1"
 sys.path.insert(0, tree)
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {core})
@@ -38,14 +43,20 @@ from vision.evaluate import labelled_images
 from vision.recognize import Recognizer, load_image
 if not pathlib.Path(vision.__file__).resolve().is_relative_to(pathlib.Path(tree).resolve()):
     sys.exit(f"vision was imported from {vision.__file__}, not from {tree}")
-images = [load_image(p) for p, _ in labelled_images(pathlib.Path(directory))[:frames]]
+pairs = labelled_images(pathlib.Path(directory))[:frames]
+images = [load_image(p) for p, _ in pairs]
+if calibrated:
+    from vision.tablesize import from_labels
+    tables = [from_labels(json.loads(lab.read_text())) for _, lab in pairs]
+else:
+    tables = [None] * len(images)
 rec = Recognizer(threads=1)
-for img in images[:3]:  # warm up
-    rec.recognize(img)
+for img, table in list(zip(images, tables))[:3]:  # warm up
+    rec.recognize(img, table)
 print(len(images), flush=True)
 for line in sys.stdin:
     t = time.perf_counter()
-    rec.recognize(images[int(line)])
+    rec.recognize(images[int(line)], tables[int(line)])
     print(time.perf_counter() - t, flush=True)
 """
 
@@ -53,11 +64,12 @@ for line in sys.stdin:
 class _Worker:
     """One tree's recogniser in its own process, timing the frames it is asked for."""
 
-    def __init__(self, tree: Path, directory: Path, frames: int, core: int) -> None:
+    def __init__(self, tree: Path, directory: Path, frames: int, core: int,
+                 calibrated: bool = False) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _WORKER, str(tree.resolve()), str(directory), str(frames),
-             str(core)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            cwd=str(tree), env={**os.environ, "PYTHONPATH": ""})
+             str(core), "1" if calibrated else "0"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, cwd=str(tree), env={**os.environ, "PYTHONPATH": ""})
         first = self.proc.stdout.readline()
         if not first.strip():
             raise RuntimeError(f"{tree}: the worker did not start (see its error above)")
@@ -74,9 +86,10 @@ class _Worker:
 
 
 def paired_times(first: Path, second: Path, directory: Path, frames: int, reps: int,
-                 core: int) -> tuple[np.ndarray, np.ndarray]:
+                 core: int, calibrated_second: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Seconds per frame of each tree, ``(frames * reps,)`` each, pair by pair."""
-    workers = [_Worker(t, directory, frames, core) for t in (first, second)]
+    workers = [_Worker(first, directory, frames, core),
+               _Worker(second, directory, frames, core, calibrated_second)]
     try:
         n = min(w.frames for w in workers)
         if not n:
@@ -100,9 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=160)
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--core", type=int, default=0)
+    ap.add_argument("--calibrated-second", action="store_true",
+                    help="the second reads each frame with its labels' table's card sizes")
     args = ap.parse_args(argv)
     a, b = paired_times(args.first, args.second, args.directory, args.frames, args.reps,
-                        args.core)
+                        args.core, args.calibrated_second)
     a, b = a * 1e3, b * 1e3
     print(f"{len(a)} paired frames: first median {np.median(a):.1f} ms (p90 "
           f"{np.percentile(a, 90):.1f}), second median {np.median(b):.1f} ms (p90 "
