@@ -18,7 +18,10 @@ higher one keep the 95 % upper bound of the rank-and-colour misread rate within
 designs the reader saw (``--seen-reads``, optional) and on designs it never saw
 (``--unseen-reads``), the higher pick kept. With
 ``--write`` it goes to the model's ``.json`` as ``"rank_colour_threshold"``, which
-:class:`vision.recognize.Recognizer` reads; without, nothing is written.
+:class:`vision.recognize.Recognizer` reads; without, nothing is written. ``--calibrated``
+takes reads saved by ``vision.sweep --calibrated`` (frames read with their table's card sizes,
+:mod:`vision.tablesize`) and checks the rule on them; it writes nothing (the ``.json``'s
+threshold is the one both kinds of reading use).
 """
 
 from __future__ import annotations
@@ -37,16 +40,17 @@ THRESHOLDS: tuple[float, ...] = (0.99, 0.993, 0.995, 0.997, 0.998, 0.999, 0.9995
                                   0.9999)
 
 
-def sweep(model: Path, paths: list[Path], threshold: float | None = None) -> list[dict]:
+def sweep(model: Path, paths: list[Path], threshold: float | None = None,
+          calibrated: bool = False) -> list[dict]:
     """Rows (one a threshold of :data:`THRESHOLDS`) of the rank-and-colour counts over the
     frames of the saved reads ``paths``, in :func:`vision.calibrate.pick_threshold`'s keys
     (``misread``, ``reported``, ``false_positives``: the rank-and-colour ones), with the codes'
     recall and the rank-and-colour recall; the codes merged at ``threshold`` (default: the
-    model's operating threshold)."""
+    model's operating threshold); ``calibrated``: reads of a calibrated sweep."""
     from vision.recognize import Recognizer
 
     rec = Recognizer(model, threshold=threshold)
-    identity = readsfile.reader_identity(rec)
+    identity = readsfile.reader_identity(rec, calibrated)
     totals = [Score() for _ in THRESHOLDS]
     for path in paths:
         meta, frames = readsfile.load(path)
@@ -101,9 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-error", type=float, default=0.001)
     ap.add_argument("--max-fp", type=float, default=0.1)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--calibrated", action="store_true",
+                    help="reads of vision.sweep --calibrated: check the rule, write nothing")
     args = ap.parse_args(argv)
     if not args.unseen_reads and not args.seen_reads:
         ap.error("give --unseen-reads, --seen-reads (an enrolled deck's frames) or both")
+    if args.calibrated and args.write:
+        ap.error("--calibrated checks the rule on a calibrated table's reads; it writes nothing")
     meta_path = args.model.with_suffix(".json")
     meta = json.loads(meta_path.read_text())
     picks, made = [], {}
@@ -111,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         if not paths:
             continue
         try:
-            rows = sweep(args.model, paths)
+            rows = sweep(args.model, paths, calibrated=args.calibrated)
         except ValueError as e:
             ap.error(str(e))
         print(_table(f"{name} designs ({', '.join(p.name for p in paths)})", rows))
