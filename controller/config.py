@@ -64,6 +64,9 @@ class CameraSettings:
     model: str = ""
     #: Frames read per check of the layout, one after another, fused (:mod:`vision.burst`).
     burst: int = 1
+    #: The deck's card width and height on the table (millimetres): where a card lies on the
+    #: layout (:meth:`vision.calibration.TableCalibration.card_centre`).
+    card_mm: tuple[float, float] = (63.5, 88.9)
 
 
 CALIBRATIONS = ("none", "points", "aruco")
@@ -267,8 +270,14 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
     if not 1 <= burst <= MAX_BURST:
         raise src.error(f"[camera] burst is the frames read per check, 1 to {MAX_BURST}, got "
                         f"{burst}", "camera", "burst")
+    card_mm = _point(src, _get(src, doc, "camera", "card_mm", list), "camera", "card_mm")
+    if not 30.0 <= card_mm[0] < card_mm[1] <= 150.0:
+        raise src.error(f"[camera] card_mm is the card's [width, height] in millimetres, the "
+                        f"width the shorter, 30 to 150 (poker size [63.5, 88.9]), got "
+                        f"{list(card_mm)}", "camera", "card_mm")
     return CameraSettings(method, max_distance, points["image_points"],
-                          points["layout_points"], dictionary, markers, areas, model, burst)
+                          points["layout_points"], dictionary, markers, areas, model, burst,
+                          card_mm)
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

@@ -76,6 +76,8 @@ def test_points_calibration_from_config(tmp_path: Path) -> None:
     ("max_distance_mm = -3", "max_distance_mm must be positive"),
     ('model = "house/cards_house.onnx"', "no such model"),
     ("model = 3", "[camera] model must be a path"),
+    ("card_mm = [88.9, 63.5]", "card_mm is the card's [width, height] in millimetres"),
+    ("card_mm = [63.5]", "must be a point [x, y]"),
 ])
 def test_bad_camera_config_refused(tmp_path: Path, text: str, words: str) -> None:
     path = tmp_path / "t.toml"
@@ -84,6 +86,20 @@ def test_bad_camera_config_refused(tmp_path: Path, text: str, words: str) -> Non
         load_config(path)
     assert words in str(exc.value)
     assert str(path) in str(exc.value)
+
+
+def test_the_decks_size_goes_to_the_calibration(tmp_path: Path) -> None:
+    """``[camera] card_mm`` (poker size by default) is the size a calibrated frame's cards are
+    placed on the layout at."""
+    assert load_config().camera.card_mm == (63.5, 88.9)
+    path = tmp_path / "t.toml"
+    path.write_text('[camera]\ncalibration = "points"\ncard_mm = [57.2, 88.9]\n'
+                    "image_points = [[100, 100], [1100, 100], [1100, 650], [100, 650]]\n"
+                    "layout_points = [[-500, -300], [500, -300], [500, 250], [-500, 250]]\n")
+    settings = load_config(path).camera
+    assert settings.card_mm == (57.2, 88.9)
+    assert LayoutCalibrator(settings).for_frame(np.zeros((720, 1280, 3), np.uint8)).card_mm \
+        == (57.2, 88.9)
 
 
 def test_camera_model_is_found_beside_the_table_file(tmp_path: Path) -> None:

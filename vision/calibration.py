@@ -116,7 +116,8 @@ class TableCalibration:
     def from_points(cls, image_points: Sequence[Sequence[float]],
                     layout_points: Sequence[Sequence[float]],
                     spots: Mapping[str, tuple[float, float]] | None = None,
-                    max_distance: float = 150.0) -> TableCalibration:
+                    max_distance: float = 150.0,
+                    card_mm: tuple[float, float] = (63.5, 88.9)) -> TableCalibration:
         """Calibrate from four image points and the four layout points they show."""
         src = np.asarray(image_points, np.float32)
         dst = np.asarray(layout_points, np.float32)
@@ -126,13 +127,14 @@ class TableCalibration:
         problem = orientation_problem(h, src)
         if problem:
             raise CalibrationError(problem)
-        return cls(h, dict(spots) if spots else _default_spots(), max_distance)
+        return cls(h, dict(spots) if spots else _default_spots(), max_distance, card_mm)
 
     @classmethod
     def from_aruco(cls, image: np.ndarray, markers: Mapping[int, Sequence[float]],
                    dictionary: str = "DICT_4X4_50",
                    spots: Mapping[str, tuple[float, float]] | None = None,
-                   max_distance: float = 150.0, max_error_mm: float = 15.0) -> TableCalibration:
+                   max_distance: float = 150.0, max_error_mm: float = 15.0,
+                   card_mm: tuple[float, float] = (63.5, 88.9)) -> TableCalibration:
         """Calibrate from the ArUco markers seen in ``image``; ``markers`` maps each marker id
         to the layout millimetres of its centre. Raises :class:`CalibrationError` when fewer
         than four known markers are seen, or when they do not fit one homography within
@@ -151,7 +153,7 @@ class TableCalibration:
         problem = orientation_problem(h, src[inliers.ravel() > 0])
         if problem:
             raise CalibrationError(problem)
-        return cls(h, dict(spots) if spots else _default_spots(), max_distance)
+        return cls(h, dict(spots) if spots else _default_spots(), max_distance, card_mm)
 
     def to_layout(self, point: Sequence[float]) -> np.ndarray:
         """Layout millimetres of an image point."""

@@ -311,16 +311,18 @@ class Recognizer:
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
 
-    def recognize_burst(self, frames: Sequence[np.ndarray]) -> dict:
+    def recognize_burst(self, frames: Sequence[np.ndarray],
+                        table: TableSize | None = None) -> dict:
         """The cards of a still layout from several frames of it, one after another
         (:mod:`vision.burst`): each frame recognised, the reports fused and kept at
         :attr:`burst_threshold` when :attr:`burst_min_frames` frames read them. Refused
         (``ValueError``) for more frames than the model's burst threshold was chosen for
-        (:attr:`burst_frames`): more frames are more chances to misread."""
+        (:attr:`burst_frames`): more frames are more chances to misread. ``table`` as for
+        :meth:`recognize`."""
         if not 1 <= len(frames) <= self.burst_frames:
             raise ValueError(f"this model is calibrated for bursts of 1 to {self.burst_frames} "
                              f"frames, not {len(frames)}")
-        return fuse([self.recognize(f) for f in frames], self.burst_threshold,
+        return fuse([self.recognize(f, table) for f in frames], self.burst_threshold,
                     self.burst_min_frames)
 
     def few_cards(self, reads: list[_Read], result: dict) -> bool:
