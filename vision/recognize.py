@@ -298,8 +298,9 @@ class Recognizer:
         or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
         every face-up card is refused and the result carries a ``"warning"`` saying why.
         ``table``: the card sizes of a calibrated table (:mod:`vision.tablesize`) instead of
-        those estimated in the frame; measured, but the operating threshold was not chosen
-        with it (``models/cards_v5.md``, twenty-eighth session)."""
+        those estimated in the frame: more cards, but for the bundled reader the misread rule
+        on designs it never saw asks 0.999 of such reads, not its 0.997, so the table's camera
+        does not read so (``models/cards_v5.md``, twenty-eighth session)."""
         t0 = time.perf_counter()
         img = as_bgr(img)
         reads, found, looks = self._read(img, table)
