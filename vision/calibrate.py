@@ -201,11 +201,15 @@ def sweep_frames(model: Path, directories: list[Path], gate: Path | None = None)
 def _summed_sweeps(paths: list[Path], model: Path) -> tuple[list[dict], list[dict]]:
     """The rows of :mod:`vision.sweep` results for ``model`` (by file name), summed, and
     which sweeps they were (with the designs they were scored on, when a ``--designs`` kept
-    some frames of saved reads only)."""
+    some frames of saved reads only). A calibrated sweep (``vision.sweep --calibrated``) is
+    refused: the threshold written is the one the frame's own card sizes are read at."""
     rows: list[dict] = []
     made = []
     for path in paths:
         extra = json.loads(path.read_text())
+        if extra.get("calibrated"):
+            raise ValueError(f"{path}: a calibrated sweep (frames read with their table's card "
+                             "sizes); the operating threshold is chosen on the frame's own")
         these = extra["models"][model.name]
         rows = add_sweeps(rows, these) if rows else these
         made.append({k: extra[k] for k in ("frames", "frames_per_design", "seed", "designs")
@@ -266,6 +270,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.gate is not None:
         meta["gate"] = args.gate.name
     if args.frames:
+        for path in args.sweep + args.unseen_sweep:  # refused before any frame is read
+            try:
+                _summed_sweeps([path], args.model)
+            except ValueError as e:
+                ap.error(str(e))
         rows = sweep_frames(args.model, args.frames, args.gate)
         if args.sweep:
             extra, made = _summed_sweeps(args.sweep, args.model)
