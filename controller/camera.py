@@ -119,8 +119,8 @@ class SimulatedCamera:
             except CalibrationError as exc:
                 calibration, error = None, str(exc)
         else:  # the simulator's own layout-to-image homography, and its deck's size
-            calibration = TableCalibration(np.linalg.inv(np.array(labels["table_to_image"])),
-                                           card_mm=from_labels(labels).card_mm)
+            table = from_labels(labels)
+            calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm)
         read = self.read(frames, calibration, name)
         read.calibration_error = error
         return read

@@ -270,24 +270,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.gate is not None:
         meta["gate"] = args.gate.name
     if args.frames:
-        for path in args.sweep + args.unseen_sweep:  # refused before any frame is read
-            try:
-                _summed_sweeps([path], args.model)
-            except ValueError as e:
-                ap.error(str(e))
+        try:  # the sweeps read (a calibrated one refused) before any frame is
+            extra, made = _summed_sweeps(args.sweep, args.model)
+            unseen, unseen_made = _summed_sweeps(args.unseen_sweep, args.model)
+        except ValueError as e:
+            ap.error(str(e))
         rows = sweep_frames(args.model, args.frames, args.gate)
         if args.sweep:
-            extra, made = _summed_sweeps(args.sweep, args.model)
             rows = add_sweeps(rows, extra)
             meta["rendered_sweeps"] = made
         rule = (args.max_error, args.max_fp, args.bound)
         if args.unseen_sweep:
-            unseen, made = _summed_sweeps(args.unseen_sweep, args.model)
             threshold, pick, unseen_pick = pick_seen_and_unseen(rows, unseen, *rule)
             # "seen_threshold": the rule on the training designs alone, the floor of a house
             # deck's enrolled reader (vision.enroll), which has seen its deck
             meta.update(seen_threshold=pick["threshold"], unseen_calibration=unseen_pick,
-                        unseen_sweep=unseen, rendered_unseen_sweeps=made)
+                        unseen_sweep=unseen, rendered_unseen_sweeps=unseen_made)
         else:
             pick = pick_threshold(rows, *rule)
             threshold = pick["threshold"]
