@@ -206,6 +206,15 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
         calibrate_rank_colour.THRESHOLDS)
     assert sum(r["frames"] for r in meta["rank_colour_sweep"][:1]) == 2
     assert "no threshold keeps the rule" in summary(report)
+    # read at the frames' table sizes too; two frames show no bound there either, so the
+    # enrolled reader has no calibrated threshold and a calibrated table reads it as before
+    cal = report["enrolled_calibrated"]
+    assert cal["rule_met"] is False and cal["adopted"] is False and cal["frames"] == 2
+    assert cal["threshold"] >= report["rule"]["floor"]
+    assert "calibrated_threshold" not in meta
+    assert [r["threshold"] for r in meta["calibrated_sweep"]] == [
+        r["threshold"] for r in meta["house_sweep"]]
+    assert "not used (the misread bound was not shown)" in summary(report)
     assert len(report["training"]["reader"]) == 2  # before, and after the one epoch
     assert not list((out / "work").glob("*.npz"))
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
@@ -214,6 +223,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     rec = Recognizer(out / READER_NAME)
     assert rec.threshold == meta["threshold"] and rec.gate_session is not None
     assert rec.rank_colour_threshold is None and rec.hand_walks == 2
+    assert rec.calibrated_threshold is None
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
                           design=f"deck:{deck_dir}")
     assert set(rec.recognize(img)) >= {"cards", "face_down", "unreadable"}

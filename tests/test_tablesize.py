@@ -122,3 +122,106 @@ def test_the_operating_threshold_is_not_chosen_on_calibrated_sweeps(tmp_path: Pa
     assert _summed_sweeps([tmp_path / "False.json"], Path("m.onnx"))[0] == rows
     with pytest.raises(ValueError, match="calibrated sweep"):
         _summed_sweeps([tmp_path / "False.json", tmp_path / "True.json"], Path("m.onnx"))
+
+
+def _reader_with_calibrated_threshold(tmp_path: Path, threshold: float) -> Recognizer:
+    """The bundled reader and gate under another name, its ``.json`` naming a calibrated
+    threshold (as enrollment writes for a deck whose frames show the rule there)."""
+    from vision.recognize import DEFAULT_MODEL
+
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta["calibrated_threshold"] = threshold
+    (tmp_path / "cards_house.onnx").write_bytes(DEFAULT_MODEL.read_bytes())
+    (tmp_path / "cards_house.json").write_text(json.dumps(meta))
+    (tmp_path / meta["gate"]).write_bytes((DEFAULT_MODEL.parent / meta["gate"]).read_bytes())
+    return Recognizer(tmp_path / "cards_house.onnx")
+
+
+def test_a_reader_with_a_calibrated_threshold_reads_a_calibrated_table_at_it(
+        tmp_path: Path) -> None:
+    """A reader whose ``.json`` names a calibrated threshold keeps the cards of a frame read at
+    its table's card sizes at that threshold (without rank and colour: not calibrated for
+    such reads), and the table's camera reads a single frame so; without a table, or for the
+    bundled reader (which has none), nothing changes."""
+    from controller.camera import SimulatedCamera
+    from vision.calibration import assign_spots
+    from vision.merge import merge_reads
+
+    house = _reader_with_calibrated_threshold(tmp_path, 0.9)
+    bundled = Recognizer()
+    img = load_image(SAMPLES / "plastic_000.jpg")
+    table = from_labels(json.loads((SAMPLES / "plastic_000.json").read_text()))
+    calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm)
+    assert house.calibrated_threshold == 0.9 and bundled.calibrated_threshold is None
+    assert bundled.table_for(calibration) is None and house.table_for(None) is None
+    sizes = house.table_for(calibration)
+    assert sizes is not None and np.array_equal(sizes.image_to_layout, table.image_to_layout)
+    assert sizes.card_mm == table.card_mm
+
+    def strip(result: dict) -> dict:
+        return {k: v for k, v in result.items() if k != "elapsed_ms"}
+
+    read = house.recognize(img, table)
+    kept = merge_reads(house.read(img, table), 0.9)
+    assert strip(read) == strip(kept)
+    at_operating = merge_reads(house.read(img, table), house.threshold)
+    assert len(read["cards"]) > len(at_operating["cards"])  # 0.9 keeps more than 0.997
+    assert strip(house.recognize(img)) == strip(bundled.recognize(img))
+    assert strip(bundled.recognize(img, table)) == strip(bundled.merge(bundled.read(img, table)))
+
+    camera_read = SimulatedCamera(None, recognizer=house).read(img, calibration)
+    placed = assign_spots(read, calibration)
+    assert [(c.code, c.area) for c in camera_read.cards] == [
+        (c["code"], c["spot"] or "off-layout") for c in placed["cards"]]
+    bundled_read = SimulatedCamera(None, recognizer=bundled).read(img, calibration)
+    assert [c.code for c in bundled_read.cards] == [
+        c["code"] for c in bundled.recognize(img)["cards"]]
+
+
+def test_a_sweep_reads_the_last_reader_both_ways(tmp_path: Path) -> None:
+    """``also_calibrated`` (what enrollment asks): the last reader's reads at the frame's own
+    sizes and at its table's, each scored as a sweep of that kind alone gives them; the reads
+    saved are its own-size ones."""
+    from vision.recognize import DEFAULT_MODEL
+    from vision.sweep import CALIBRATED_SUFFIX, sweep_reads, sweep_rendered
+
+    name, designs = DEFAULT_MODEL.name, ["proc:1:1031"]
+    path = tmp_path / "reads.npz"
+    both = sweep_rendered([str(DEFAULT_MODEL)], 2, 31, 1, designs=designs, save_reads=path,
+                          also_calibrated=True)
+    plain = sweep_rendered([str(DEFAULT_MODEL)], 2, 31, 1, designs=designs)
+    calibrated = sweep_rendered([str(DEFAULT_MODEL)], 2, 31, 1, designs=designs,
+                                calibrated=True)
+    assert both["models"][name] == plain["models"][name]
+    assert both["models"][name + CALIBRATED_SUFFIX] == calibrated["models"][name]
+    assert both["models"][name] != calibrated["models"][name]
+    assert sweep_reads(str(DEFAULT_MODEL), [path])["models"][name] == plain["models"][name]
+    with pytest.raises(ValueError, match="both ways"):
+        sweep_rendered([str(DEFAULT_MODEL)], 1, 31, 1, designs=designs, calibrated=True,
+                       also_calibrated=True)
+
+
+def test_recognize_with_a_table_reads_at_its_sizes_where_the_reader_has_a_threshold(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``recognize --table``: a reader with a calibrated threshold reads each frame at the
+    card sizes of the frame's calibration (its ArUco markers), and places the cards."""
+    import cv2
+
+    from controller.camera import LayoutCalibrator
+    from controller.cli import main
+    from controller.config import load_config
+    from vision.calibration import assign_spots
+    from vision.synth import DEFAULT_MARKERS
+
+    house = _reader_with_calibrated_threshold(tmp_path, 0.9)
+    img, _ = render_table(LAYOUT, np.random.default_rng(7), design="plastic",
+                          markers=DEFAULT_MARKERS, tilt_max=25, card_px=(60, 70))
+    cv2.imwrite(str(tmp_path / "a.png"), img)
+    (tmp_path / "t.toml").write_text('[camera]\ncalibration = "aruco"\n')
+    assert main(["recognize", "--json", "--model", str(tmp_path / "cards_house.onnx"),
+                 "--table", str(tmp_path / "t.toml"), str(tmp_path / "a.png")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    calibration = LayoutCalibrator(load_config(tmp_path / "t.toml").camera).for_frame(img)
+    expected = assign_spots(house.recognize(img, house.table_for(calibration)), calibration)
+    assert out["cards"] and [(c["code"], c["spot"]) for c in out["cards"]] == [
+        (c["code"], c["spot"]) for c in expected["cards"]]

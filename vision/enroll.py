@@ -29,7 +29,13 @@ reads them better, its back above all. The steps:
    reads set the enrolled reader's rank-and-colour threshold (:mod:`vision.rankcolour`: a
    card refused by code but sure of its rank and colour names them) by the same rule on
    those refusals alone (:mod:`vision.calibrate_rank_colour`), never below the same floor;
-   where no threshold keeps it, the enrolled reader names no rank and colour.
+   where no threshold keeps it, the enrolled reader names no rank and colour. The enrolled
+   reader also reads the same frames at their table's card sizes (as the camera of a
+   calibrated table can, :mod:`vision.tablesize`), and where the same rule holds for those
+   reads, above the same floor, and they find more of the deck's cards than its reads at the
+   frame's own sizes do, that threshold is written as ``"calibrated_threshold"``: a table
+   whose ``[camera]`` is calibrated then reads the deck so
+   (:meth:`vision.recognize.Recognizer.table_for`).
 
 Written to ``DIR``: ``cards_house.onnx`` + ``cards_house.json`` (threshold, gate, the sweep)
 and ``gate_house.onnx`` (use with ``--model DIR/cards_house.onnx``, or ``[camera] model`` in
@@ -275,6 +281,9 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     if rc_threshold is not None:
         meta.update(rank_colour_threshold=rc_threshold)
     meta.update(rank_colour_sweep=report.pop("rank_colour_sweep"))
+    if report["enrolled_calibrated"]["adopted"]:
+        meta.update(calibrated_threshold=report["enrolled_calibrated"]["threshold"])
+    meta.update(calibrated_sweep=report.pop("calibrated_sweep"))
     report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed, hand_walks=hand_walks,
                   house_share=house_share, workers=workers, replay_aisleriot=aisleriot,
@@ -297,11 +306,12 @@ def _sweep_and_pick(house: str, reader: Path, base: Path, base_threshold: float,
                     reads: Path) -> dict:
     from vision import calibrate_rank_colour
     from vision.calibrate import misread_upper_bound, pick_threshold
-    from vision.sweep import sweep_rendered
+    from vision.sweep import CALIBRATED_SUFFIX, sweep_rendered
 
-    # the enrolled reader's reads (the last model's) are kept for its rank-and-colour pick
+    # the enrolled reader's reads (the last model's) are kept for its rank-and-colour pick;
+    # it reads every frame at its table's card sizes too
     res = sweep_rendered([str(base), str(reader)], frames, seed + 7919, workers,
-                         designs=[house], save_reads=reads)
+                         designs=[house], save_reads=reads, also_calibrated=True)
     rows_base, rows_new = res["models"][base.name], res["models"][reader.name]
     rule = {"max_error": 0.001, "max_fp": 0.1, "bound": True, "floor": floor}
     picked = pick_threshold(rows_new, rule["max_error"], rule["max_fp"])
@@ -327,11 +337,45 @@ def _sweep_and_pick(house: str, reader: Path, base: Path, base_threshold: float,
                         rank_colour_misread=row["misread"],
                         rank_colour_reported=row["reported"],
                         rank_colour_false_positives=row["false_positives"])
+    rows_cal = res["models"][reader.name + CALIBRATED_SUFFIX]
+    cal = calibrated_pick(rows_cal, enrolled, rule)
     return {"frames": res["frames"], "frame_seed": res["seed"], "rule": rule,
             "bundled": bundled, "enrolled": enrolled, "advice": advice(bundled, enrolled),
+            "enrolled_calibrated": {"model": reader.name, **cal},
             "sweep": [{k: v for k, v in r.items() if k != "ms_per_frame_median"}
                       for r in rows_new],
+            "calibrated_sweep": [{k: v for k, v in r.items() if k != "ms_per_frame_median"}
+                                 for r in rows_cal],
             "rank_colour_sweep": rc_rows}
+
+
+def calibrated_pick(rows: list[dict], enrolled: dict, rule: dict) -> dict:
+    """The threshold for the enrolled reader's reads at a calibrated table's card sizes
+    (``rows``: their sweep on the house frames), by ``rule`` as for its own reads, never below
+    ``rule["floor"]``; ``"adopted"`` where the rule is met (misreads and false positives)
+    and at the threshold they find more of the deck's cards than ``enrolled`` (its reads at
+    the frame's own sizes, at its threshold, whose rule must hold too).
+
+    >>> rows = [{"threshold": t, "recall": r, "misread": 0, "reported": 9000,
+    ...          "false_positives": 0, "frames": 800} for t, r in ((0.99, 0.93), (0.995, 0.92))]
+    >>> rule = {"max_error": 0.001, "max_fp": 0.1, "floor": 0.99}
+    >>> pick = calibrated_pick(rows, {"recall": 0.90, "rule_met": True}, rule)
+    >>> pick["threshold"], pick["recall"], pick["adopted"]
+    (0.99, 0.93, True)
+    >>> calibrated_pick(rows, {"recall": 0.95, "rule_met": True}, rule)["adopted"]
+    False
+    """
+    from vision.calibrate import keeps_rule, pick_threshold
+
+    picked = pick_threshold(rows, rule["max_error"], rule["max_fp"])
+    threshold = max(picked["threshold"], rule["floor"])
+    # (the highest row comes back even where the rule fails there: too few frames)
+    meets = keeps_rule(picked, rule["max_error"], rule["max_fp"])
+    row = {k: v for k, v in next(r for r in rows if r["threshold"] == threshold).items()
+           if k not in _UNTIMED}
+    adopted = meets and enrolled["rule_met"] and row["recall"] > enrolled["recall"]
+    return {"threshold": threshold, **row, "rule_pick": picked["threshold"],
+            "rule_met": meets, "adopted": adopted}
 
 
 def advice(bundled: dict, enrolled: dict) -> str:
@@ -378,6 +422,15 @@ def summary(report: dict) -> str:
     elif "rank_colour_threshold" in rc:
         lines.append("  enrolled, by rank and colour: no threshold keeps the rule; the "
                      "enrolled reader names none")
+    cal = report.get("enrolled_calibrated")
+    if cal is not None:
+        lines.append(
+            f"  enrolled at a calibrated table's card sizes: threshold {cal['threshold']} recall "
+            f"{100 * cal['recall']:.2f}% ({cal['correct']}/{cal['readable_cards']})  misreads "
+            f"{cal['misread']}/{cal['reported']}  false positives {cal['false_positives']}: "
+            + ("a calibrated table's camera reads so" if cal["adopted"] else
+               "not used (" + ("the misread bound was not shown" if not cal["rule_met"]
+                               else "no more cards than at the frame's own sizes") + ")"))
     lines.append(f"  advice: {report['advice']}")
     return "\n".join(lines)
 

@@ -227,6 +227,13 @@ class Recognizer:
         rc = (rank_colour_threshold if rank_colour_threshold is not None
               else meta.get("rank_colour_threshold"))
         self.rank_colour_threshold = None if rc is None or not rank_colour else float(rc)
+        #: The threshold for reads at a calibrated table's card sizes (:meth:`recognize` with
+        #: ``table``), where the model's ``.json`` names one: enrollment writes it where such
+        #: reads keep the misread rule and read more than the frame's own sizes do
+        #: (:mod:`vision.enroll`), and the table's camera then reads so
+        #: (:meth:`table_for`); ``threshold`` sets both.
+        ct = threshold if threshold is not None else meta.get("calibrated_threshold")
+        self.calibrated_threshold = None if ct is None else float(ct)
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
         # the files read, named by what the reads of this recogniser came from (vision.readsfile)
@@ -298,13 +305,19 @@ class Recognizer:
         or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
         every face-up card is refused and the result carries a ``"warning"`` saying why.
         ``table``: the card sizes of a calibrated table (:mod:`vision.tablesize`) instead of
-        those estimated in the frame: more cards, but for the bundled reader the misread rule
-        on designs it never saw asks 0.999 of such reads, not its 0.997, so the table's camera
-        does not read so (``models/cards_v5.md``, twenty-eighth session)."""
+        those estimated in the frame, the cards kept at :attr:`calibrated_threshold` where the
+        model has one (and then without rank and colour: not calibrated for such reads), else
+        at the operating threshold: more cards, but for the bundled reader the misread rule on
+        designs it never saw asks 0.999 of such reads, not its 0.997, so it has no calibrated
+        threshold and the table's camera does not read so (``models/cards_v5.md``,
+        twenty-eighth session); an enrolled deck may (twenty-ninth session)."""
         t0 = time.perf_counter()
         img = as_bgr(img)
         reads, found, looks = self._read(img, table)
-        result = self.merge(reads)
+        if table is not None and self.calibrated_threshold is not None:
+            result = merge_reads(reads, self.calibrated_threshold)
+        else:
+            result = self.merge(reads)
         if not has_colour(img) or (result["cards"] and colour_follows_brightness(img)):
             result = refuse_codes(result)
         elif self.few_cards(reads, result) and self.looks_mirrored(img, found, looks):
@@ -325,6 +338,15 @@ class Recognizer:
                              f"frames, not {len(frames)}")
         return fuse([self.recognize(f, table) for f in frames], self.burst_threshold,
                     self.burst_min_frames)
+
+    def table_for(self, calibration) -> TableSize | None:  # noqa: ANN001 - TableCalibration
+        """The card sizes :meth:`recognize` should read a frame of a calibrated table at:
+        those of ``calibration`` (a :class:`vision.calibration.TableCalibration`, or ``None``
+        for a frame that could not be calibrated) where this reader has a
+        :attr:`calibrated_threshold`, else ``None`` (the frame's own sizes)."""
+        if calibration is None or self.calibrated_threshold is None:
+            return None
+        return TableSize.from_calibration(calibration)
 
     def few_cards(self, reads: list[_Read], result: dict) -> bool:
         """Whether a frame reads at most :data:`MIRROR_CHECK_CARDS` cards, counted at the lower

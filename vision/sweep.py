@@ -45,17 +45,24 @@ from vision.evaluate import Score
 from vision.synth import random_deal, render_table
 
 #: Per worker process: the models (:func:`_init_worker`), their recognisers, whether the
-#: reads are sent back to be saved, and whether frames are read as a calibrated table's.
+#: reads are sent back to be saved, whether frames are read as a calibrated table's, and
+#: whether the last model reads them so as well.
 _MODELS: list[str] = []
 _RECOGNIZERS: dict = {}
 _SAVE: list[bool] = [False]
 _CALIBRATED: list[bool] = [False]
+_ALSO_CALIBRATED: list[bool] = [False]
+#: The name under which the last model's reads at its table's sizes are scored, beside its
+#: own (:func:`sweep_rendered` ``also_calibrated``).
+CALIBRATED_SUFFIX = " calibrated"
 
 
-def _init_worker(models: list[str], save: bool = False, calibrated: bool = False) -> None:
+def _init_worker(models: list[str], save: bool = False, calibrated: bool = False,
+                 also_calibrated: bool = False) -> None:
     _MODELS[:] = models
     _SAVE[0] = save
     _CALIBRATED[0] = calibrated
+    _ALSO_CALIBRATED[0] = also_calibrated
 
 
 def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
@@ -69,12 +76,17 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
     rng = np.random.default_rng([seed, k, sum(map(ord, design))])
     size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
     img, labels = render_table(random_deal(rng), rng, design=design, size=size)
-    table = tablesize.from_labels(labels) if _CALIBRATED[0] else None
+    table = (tablesize.from_labels(labels) if _CALIBRATED[0] or _ALSO_CALIBRATED[0]
+             else None)
     out = {}
     for m in _MODELS:
         rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
-        reads = rec.read(img, table)
+        reads = rec.read(img, table if _CALIBRATED[0] else None)
         out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
+    if _ALSO_CALIBRATED[0]:  # (after the loop: ``reads`` stays the last model's own, saved)
+        rec = _RECOGNIZERS[_MODELS[-1]]
+        out[_MODELS[-1] + CALIBRATED_SUFFIX] = name_misreads(
+            threshold_scores(rec, rec.read(img, table), labels), design, k)
     # the last model's reads (see sweep_rendered), packed once
     kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]}) if _SAVE[0] else None
     return out, kept
@@ -95,22 +107,28 @@ def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:
 
 def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
                    workers: int, designs: list[str] | None = None,
-                   save_reads: Path | None = None, calibrated: bool = False) -> dict:
+                   save_reads: Path | None = None, calibrated: bool = False,
+                   also_calibrated: bool = False) -> dict:
     """Summed scores per model and threshold (see the module docstring); ``designs`` instead
     of the training designs (a house deck's, :mod:`vision.enroll`); with ``save_reads`` every
     frame's reads by the *last* of ``models`` and its labels go to that file, in frame order;
     ``calibrated``: each frame read with the card sizes of its table
-    (:func:`vision.tablesize.from_labels`), as a calibrated table's camera reads.
+    (:func:`vision.tablesize.from_labels`), as a calibrated table's camera reads;
+    ``also_calibrated``: the last model reads each frame both ways, its calibrated reads
+    scored as ``NAME calibrated`` (:data:`CALIBRATED_SUFFIX`; what an enrollment compares).
     The workers are spawned, not forked: a fork of a process whose OpenCV or torch threads
     have run can deadlock."""
     jobs = [(d, k, seed) for d in designs or design_list("train", seed)
             for k in range(frames_per_design)]
-    totals = {m: [Score() for _ in THRESHOLDS] for m in models}
+    if calibrated and also_calibrated:
+        raise ValueError("also_calibrated reads the last model both ways: not with calibrated")
+    names = [*models, *([models[-1] + CALIBRATED_SUFFIX] if also_calibrated else [])]
+    totals = {m: [Score() for _ in THRESHOLDS] for m in names}
     kept: list[tuple[np.ndarray, dict] | None] = [None] * len(jobs)
     t0 = time.time()
     with mp.get_context("spawn").Pool(workers, initializer=_init_worker,
                                       initargs=(list(models), save_reads is not None,
-                                                calibrated)) as pool:
+                                                calibrated, also_calibrated)) as pool:
         for i, (n, (res, reads)) in enumerate(pool.imap_unordered(
                 _numbered, list(enumerate(jobs)), chunksize=4)):
             for m, scores in res.items():
@@ -123,7 +141,7 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
         pool.join()
     result = {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
               "calibrated": calibrated, "seconds": round(time.time() - t0, 1),
-              "models": {Path(m).name: _rows(totals[m]) for m in models}}
+              "models": {Path(m).name: _rows(totals[m]) for m in names}}
     if save_reads is not None:
         from vision.recognize import Recognizer
 

@@ -33,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="table configuration whose [camera] calibration (four points or ArUco "
                         "markers) places each card in a layout area: adds \"spot\" to every "
                         "card (null off the layout), or \"calibration_error\" to a frame "
-                        "that cannot be calibrated")
+                        "that cannot be calibrated; a reader with a calibrated threshold (an "
+                        "enrolled deck's) reads at the calibration's card sizes")
     p.add_argument("--every", type=int, default=1, metavar="N",
                    help="of a video, read every Nth frame (default: every frame)")
     p.add_argument("--burst", action="store_true",
@@ -105,6 +106,21 @@ def _place(result: dict, img, calibrator) -> dict:  # noqa: ANN001
         return assign_spots(result, calibrator.for_frame(img))
     except CalibrationError as exc:
         return {**result, "calibration_error": str(exc)}
+
+
+def _read_placed(rec, img, calibrator) -> dict:  # noqa: ANN001
+    """One frame read and, with ``--table``, placed on the layout: read at the calibration's
+    card sizes where the reader has a threshold for such reads (an enrolled deck's:
+    :meth:`vision.recognize.Recognizer.table_for`), else at the frame's own."""
+    if calibrator is None:
+        return rec.recognize(img)
+    from vision.calibration import CalibrationError, assign_spots
+
+    try:
+        calibration = calibrator.for_frame(img)
+    except CalibrationError as exc:
+        return {**rec.recognize(img), "calibration_error": str(exc)}
+    return assign_spots(rec.recognize(img, rec.table_for(calibration)), calibration)
 
 
 def _error(path: Path, exc: Exception, as_json: bool) -> None:
@@ -207,8 +223,5 @@ def run(args: argparse.Namespace) -> int:
                 failed += 1
                 _error(head, item, args.json)
                 continue
-            result = rec.recognize(item)
-            if calibrator is not None:
-                result = _place(result, item, calibrator)
-            _print(head, result, args.json)
+            _print(head, _read_placed(rec, item, calibrator), args.json)
     return 1 if failed else 0

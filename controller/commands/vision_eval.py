@@ -30,8 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "later frames of a still camera) and score the fused reads")
     p.add_argument("--calibrated", action="store_true",
                    help="read each frame with its table's card sizes, from its labels' "
-                        "homography (\"table_to_image\") and card corners, as the camera of a "
-                        "calibrated table reads (vision.tablesize)")
+                        "homography (\"table_to_image\") and card corners (vision.tablesize), "
+                        "scored at the model's calibrated threshold where its .json has one "
+                        "(the table's camera then reads so), else at its operating threshold")
     p.set_defaults(func=run)
 
 
