@@ -1,6 +1,6 @@
 """Where the recogniser's misses go, on a labelled directory (the format of ``sample_images/``).
 
-    python benchmarks/vision_misses.py DIR [--model M] [--threshold T]
+    python benchmarks/vision_misses.py DIR [--model M] [--threshold T] [--calibrated]
 
 Each readable face-up card is put in the first of these that holds:
 
@@ -26,7 +26,10 @@ report between two identical cards is within reach of both). Last, the misreads 
 card on a labelled card of another code, matched as ``vision-eval`` does) by kind: the code
 of another card within :data:`NEIGHBOUR` card widths (a right read placed on the wrong
 card), else the same rank in another suit, another rank of the same suit, or both wrong.
-Not a speed benchmark: see ``vision_bench.py``.
+With ``--calibrated`` every frame is read at its table's card sizes (its labels' homography,
+:func:`vision.tablesize.from_labels`), as ``vision-eval --calibrated`` reads, at the model's
+calibrated threshold where its ``.json`` names one. Not a speed benchmark: see
+``vision_bench.py``.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from vision.evaluate import (  # noqa: E402
     match_reports,
 )
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
+from vision.tablesize import from_labels  # noqa: E402
 
 ON_CORNER = 0.12
 #: A misread whose code is that of a labelled card this near (card widths) was a placing.
@@ -158,9 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--threshold", type=float, default=None,
                     help="operating threshold (default: the model's)")
+    ap.add_argument("--calibrated", action="store_true",
+                    help="read each frame at its table's card sizes (its labels' homography)")
     args = ap.parse_args(argv)
     rec = Recognizer(args.model)
-    thr = rec.threshold if args.threshold is None else args.threshold
+    thr = (args.threshold if args.threshold is not None
+           else rec.calibrated_threshold
+           if args.calibrated and rec.calibrated_threshold is not None
+           else rec.threshold)
     kinds: Counter = Counter()
     below: list[float] = []
     by: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
@@ -169,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     pairs = Counter()
     for image, label_file in labelled_images(args.directory):
         labels = json.loads(label_file.read_text())
-        reads = rec.read(load_image(image))
+        reads = rec.read(load_image(image), from_labels(labels) if args.calibrated else None)
         result = rec.merge(reads, thr)
         photometric = labels.get("photometric")
         misreads.update(misread_kinds(result, labels["cards"]))

@@ -678,6 +678,12 @@ def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
     assert sum(int(n) for _, n, _ in places) == total
     for _, _, shares in places:
         assert abs(sum(float(x) for x in shares.replace("%", "").split()) - 100) < 0.3
+    # read at the tables' card sizes, as vision-eval --calibrated reads
+    assert mod.main([str(root / "sample_images"), "--calibrated"]) == 0
+    out = capsys.readouterr().out
+    reported = int(re.search(r"reported\s+[\d.]+%\s+\((\d+)\)", out).group(1))
+    assert reported == evaluate_dir(root / "sample_images", calibrated=True).correct
+    assert reported != score.correct  # (43 of 80 against 41)
     hand = [{"spot": "seat1"}, {"spot": "dealer"}, {"spot": "seat1"}, {"spot": "seat1"}]
     assert [mod.hand_place(hand, k) for k in range(4)] == ["first", "alone", "between", "last"]
     # the misreads line counts what vision-eval counts, and each kind is told apart
