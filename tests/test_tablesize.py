@@ -153,6 +153,10 @@ def test_a_reader_with_a_calibrated_threshold_reads_a_calibrated_table_at_it(
     table = from_labels(json.loads((SAMPLES / "plastic_000.json").read_text()))
     calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm)
     assert house.calibrated_threshold == 0.9 and bundled.calibrated_threshold is None
+    # a threshold given sets both, and alone does not make the bundled reader read so
+    assert Recognizer(tmp_path / "cards_house.onnx", threshold=0.999).calibrated_threshold \
+        == 0.999
+    assert Recognizer(threshold=0.999).table_for(TableCalibration(np.eye(3))) is None
     assert bundled.table_for(calibration) is None and house.table_for(None) is None
     sizes = house.table_for(calibration)
     assert sizes is not None and np.array_equal(sizes.image_to_layout, table.image_to_layout)

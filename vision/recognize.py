@@ -231,9 +231,11 @@ class Recognizer:
         #: ``table``), where the model's ``.json`` names one: enrollment writes it where such
         #: reads keep the misread rule and read more than the frame's own sizes do
         #: (:mod:`vision.enroll`), and the table's camera then reads so
-        #: (:meth:`table_for`); ``threshold`` sets both.
-        ct = threshold if threshold is not None else meta.get("calibrated_threshold")
-        self.calibrated_threshold = None if ct is None else float(ct)
+        #: (:meth:`table_for`); ``threshold`` sets both where the model has one (a threshold
+        #: alone does not make a reader read calibrated tables so).
+        ct = meta.get("calibrated_threshold")
+        self.calibrated_threshold = (None if ct is None
+                                     else float(threshold if threshold is not None else ct))
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
         # the files read, named by what the reads of this recogniser came from (vision.readsfile)
