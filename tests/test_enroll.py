@@ -112,6 +112,8 @@ def test_enrollment_refuses_a_negative_number_of_hand_walks(deck_dir: Path,
 
     with pytest.raises(EnrollError, match="hand walks"):
         enroll(str(deck_dir), tmp_path / "out", hand_walks=-1)
+    with pytest.raises(EnrollError, match="weight bits must be 7 or 8"):
+        enroll(str(deck_dir), tmp_path / "out", weight_bits=6)
     assert not (tmp_path / "out").exists()
 
 
@@ -177,7 +179,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from vision import calibrate_rank_colour
-    from vision.enroll import GATE_NAME, READER_NAME, enroll, summary
+    from vision.enroll import GATE_NAME, READER_NAME, WEIGHT_BITS, enroll, summary
 
     out = tmp_path / "enrolled"
     lines: list[str] = []
@@ -192,6 +194,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert report["rule"]["floor"] == bundled.get("seen_threshold", bundled["threshold"])
     assert meta["deck"] == f"deck:{deck_dir.resolve()}"
     assert meta["hand_walks"] == report["hand_walks"] == 2  # its threshold was set with them
+    assert meta["weight_bits"] == report["weight_bits"] == WEIGHT_BITS
     assert report["enrolled"]["threshold"] == meta["threshold"]
     assert report["bundled"]["threshold"] == bundled["threshold"]
     assert report["frames"] == 2 and report["bundled"]["frames"] == 2
@@ -227,3 +230,46 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
                           design=f"deck:{deck_dir}")
     assert set(rec.recognize(img)) >= {"cards", "face_down", "unreadable"}
+
+
+def test_seven_bit_weights_run_exactly_on_the_fast_kernels(tmp_path: Path) -> None:
+    """``quantize(..., reduce_range=True)`` (``enroll-deck --weight-bits 7``): every int8
+    weight within +-64, and onnxruntime's default session (the fast U8S8 kernels, which
+    saturate with full-range weights on x86 CPUs without VNNI) computes what the graph says,
+    on any CPU; the full-range copy of the same floats has weights of +-127."""
+    pytest.importorskip("torch")
+    onnx = pytest.importorskip("onnx")
+    import onnxruntime as ort
+    from onnx import numpy_helper
+
+    from vision.crops import extract_crops
+    from vision.kernels import check_session
+    from vision.quantize import quantize
+    from vision.train import build_model, export_onnx, jittered_truth_frames, load_onnx_weights
+
+    model = build_model("reader_wide")
+    load_onnx_weights(model, DEFAULT_MODEL)
+    model.eval()
+    export_onnx(model, tmp_path / "float.onnx")
+    rng = np.random.default_rng(3)
+    crops = []
+    for seed in range(3):
+        img, labels = render_table({"seat1": ["QH", "TS"], "seat4": ["AD", "7C", "9S"]},
+                                   np.random.default_rng(seed), design="proc:2:11")
+        crops.append(extract_crops(img, jittered_truth_frames(labels, rng, per_corner=4)))
+    x = (np.concatenate(crops) * 255).round().astype(np.uint8)
+    np.savez(tmp_path / "cal.npz", x=x, y=np.zeros(len(x), np.int64))
+
+    def widest(path: Path) -> int:
+        return max(int(np.abs(numpy_helper.to_array(t).astype(int)).max())
+                   for t in onnx.load(str(path)).graph.initializer if t.data_type == 3)
+
+    for bits in (7, 8):
+        out = tmp_path / f"q{bits}.onnx"
+        quantize(tmp_path / "float.onnx", out, tmp_path / "cal.npz", reduce_range=bits == 7)
+        assert widest(out) == (64 if bits == 7 else 127)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    fast = ort.InferenceSession(str(tmp_path / "q7.onnx"), opts,
+                                providers=["CPUExecutionProvider"])
+    assert check_session(fast, tmp_path / "q7.onnx") <= 1.5

@@ -72,6 +72,11 @@ from vision.recognize import DEFAULT_MODEL, HAND_WALKS
 #: designs with 9 and 5 misreads (the bundled reader: 3), so 0.5 and 1200 scenes.
 HOUSE_SHARE = 0.5
 READER_NAME, GATE_NAME = "cards_house.onnx", "gate_house.onnx"
+#: Bits of the enrolled reader's int8 weights: in 7 (within +-64) the pairwise sums of the
+#: fast U8S8 kernels of x86 CPUs without VNNI fit their 16-bit lanes, so such a CPU runs it
+#: on them instead of the slower exact U8U8 ones (:mod:`vision.kernels`); 8 uses the full
+#: range. Its threshold is set on its own reads either way.
+WEIGHT_BITS = 8
 #: The enrolled reader's name in ``OUT/work`` while its threshold is being set.
 _CANDIDATE = "enrolled_candidate.onnx"
 
@@ -215,9 +220,13 @@ def enrolled_hand_walks(base_meta: dict, asked: int | None) -> int:
 def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: int = 1000,
            workers: int | None = None, seed: int = 1, base: Path = DEFAULT_MODEL,
            keep_data: bool = False, log: Callable[[str], None] = print,
-           house_share: float = HOUSE_SHARE, hand_walks: int | None = None) -> dict:
+           house_share: float = HOUSE_SHARE, hand_walks: int | None = None,
+           weight_bits: int = WEIGHT_BITS) -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
-    ``out/enroll_report.json``."""
+    ``out/enroll_report.json``. ``weight_bits``: the enrolled reader's int8 weights in 8 bits
+    or 7 (:data:`WEIGHT_BITS`)."""
+    if weight_bits not in (7, 8):
+        raise EnrollError(f"weight bits must be 7 or 8, not {weight_bits}")
     if hand_walks is not None:
         enrolled_hand_walks({}, hand_walks)  # a bad number is refused before any work
     is_dir = "/" in deck or Path(deck).is_dir()
@@ -262,11 +271,11 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     # the candidate reads its house frames from OUT/work under its own name; OUT gets the
     # models only once their threshold is set (an interrupted run leaves no model there)
     candidate = work / _CANDIDATE
-    quantize(float_reader, candidate, cal)
+    quantize(float_reader, candidate, cal, reduce_range=weight_bits == 7)
     meta = {k: v for k, v in base_meta.items()
             if k in ("classes", "input", "look_scales", "threshold")}
     meta.update(gate=GATE_NAME, enrolled_from={"reader": base.name, "gate": base_gate.name},
-                deck=design.name, hand_walks=hand_walks)
+                deck=design.name, hand_walks=hand_walks, weight_bits=weight_bits)
     candidate.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     log(f"fine-tuned at {time.time() - t0:.0f} s; reading {frames} fresh frames of the house "
         f"deck with the bundled and the enrolled models")
@@ -286,6 +295,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     meta.update(calibrated_sweep=report.pop("calibrated_sweep"))
     report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed, hand_walks=hand_walks,
+                  weight_bits=weight_bits,
                   house_share=house_share, workers=workers, replay_aisleriot=aisleriot,
                   training=dict(zip(("reader", "gate"), histories, strict=True)),
                   seconds=round(time.time() - t0, 1))
@@ -463,6 +473,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="hand walks of the enrolled reader (each finds covered cards between "
                          "those the last read; more cost time; its threshold is set with "
                          "them; default: the --model's, 3 for the bundled reader)")
+    ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=WEIGHT_BITS,
+                    help="bits of the enrolled reader's int8 weights: 7 runs faster on x86 "
+                         "CPUs without VNNI (default %(default)s)")
     ap.add_argument("--keep-data", action="store_true",
                     help="keep the rendered training crops in OUT/work")
 
@@ -475,7 +488,7 @@ def run(args: argparse.Namespace) -> dict:
         raise EnrollError("--house-share must be above 0 and at most 1")
     return enroll(args.deck, args.out, args.scenes, args.epochs, args.frames, args.workers,
                   args.seed, args.model, args.keep_data, house_share=args.house_share,
-                  hand_walks=args.hand_walks)
+                  hand_walks=args.hand_walks, weight_bits=args.weight_bits)
 
 
 if __name__ == "__main__":
