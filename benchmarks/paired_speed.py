@@ -3,6 +3,7 @@
     git worktree add /tmp/before HEAD~3
     python benchmarks/paired_speed.py /tmp/before . DIR [--frames 160] [--reps 2] [--core 0]
     python benchmarks/paired_speed.py . . DIR --calibrated-second
+    python benchmarks/paired_speed.py . . DIR --models A.onnx B.onnx
 
 Two worker processes, one per tree (each imports ``vision`` from its own tree), pinned to the
 same core with one OpenCV and one onnxruntime thread, hold the first ``--frames`` labelled
@@ -11,7 +12,8 @@ frames of ``DIR`` (``vision.evaluate.labelled_images``). The driver asks each in
 the median ms a frame of each tree and the median of the per-frame ratios (second / first).
 With ``--calibrated-second`` the second reads each frame with its table's card sizes (its
 labels' homography, :func:`vision.tablesize.from_labels`), as a calibrated table's camera
-does: the two may be one tree.
+does: the two may be one tree. With ``--models A B`` the first reads with reader ``A`` and the
+second with ``B`` (each with the gate its ``.json`` names) instead of the bundled one.
 
 Why paired: on a shared machine one tree's whole-set medians vary by 5-10 ms from run to run,
 more than most changes; two runs of the same frame a few milliseconds apart see the same
@@ -33,6 +35,7 @@ _WORKER = r"""
 import json, os, sys, time, pathlib
 tree, directory, frames, core = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 calibrated = sys.argv[5] == "1"
+model = sys.argv[6]
 sys.path.insert(0, tree)
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {core})
@@ -50,7 +53,7 @@ if calibrated:
     tables = [from_labels(json.loads(lab.read_text())) for _, lab in pairs]
 else:
     tables = [None] * len(images)
-rec = Recognizer(threads=1)
+rec = Recognizer(model, threads=1) if model else Recognizer(threads=1)
 for img, table in list(zip(images, tables))[:3]:  # warm up
     rec.recognize(img, table)
 print(len(images), flush=True)
@@ -65,10 +68,11 @@ class _Worker:
     """One tree's recogniser in its own process, timing the frames it is asked for."""
 
     def __init__(self, tree: Path, directory: Path, frames: int, core: int,
-                 calibrated: bool = False) -> None:
+                 calibrated: bool = False, model: Path | None = None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _WORKER, str(tree.resolve()), str(directory), str(frames),
-             str(core), "1" if calibrated else "0"], stdin=subprocess.PIPE,
+             str(core), "1" if calibrated else "0",
+             str(Path(model).resolve()) if model else ""], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True, cwd=str(tree), env={**os.environ, "PYTHONPATH": ""})
         first = self.proc.stdout.readline()
         if not first.strip():
@@ -86,10 +90,12 @@ class _Worker:
 
 
 def paired_times(first: Path, second: Path, directory: Path, frames: int, reps: int,
-                 core: int, calibrated_second: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                 core: int, calibrated_second: bool = False,
+                 models: tuple[Path | None, Path | None] = (None, None),
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Seconds per frame of each tree, ``(frames * reps,)`` each, pair by pair."""
-    workers = [_Worker(first, directory, frames, core),
-               _Worker(second, directory, frames, core, calibrated_second)]
+    workers = [_Worker(first, directory, frames, core, model=models[0]),
+               _Worker(second, directory, frames, core, calibrated_second, models[1])]
     try:
         n = min(w.frames for w in workers)
         if not n:
@@ -115,9 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--core", type=int, default=0)
     ap.add_argument("--calibrated-second", action="store_true",
                     help="the second reads each frame with its labels' table's card sizes")
+    ap.add_argument("--models", type=Path, nargs=2, default=(None, None), metavar=("A", "B"),
+                    help="the readers of the first and the second (default: the bundled one)")
     args = ap.parse_args(argv)
     a, b = paired_times(args.first, args.second, args.directory, args.frames, args.reps,
-                        args.core, args.calibrated_second)
+                        args.core, args.calibrated_second, tuple(args.models))
     a, b = a * 1e3, b * 1e3
     print(f"{len(a)} paired frames: first median {np.median(a):.1f} ms (p90 "
           f"{np.percentile(a, 90):.1f}), second median {np.median(b):.1f} ms (p90 "

@@ -1518,6 +1518,11 @@ def test_paired_speed_benchmark_times_two_trees_frame_by_frame(tmp_path, capsys)
     line = capsys.readouterr().out
     assert re.search(r"^2 paired frames: first median [\d.]+ ms .* ratio second / first "
                      r"[\d.]+$", line.strip()), line
+    # each with a reader of its own (its gate from its .json)
+    assert mod.main([str(root), str(root), str(root / "sample_images"), "--frames", "1",
+                     "--reps", "1", "--models", str(root / "models" / "cards_v5.onnx"),
+                     str(root / "models" / "cards_v4.onnx")]) == 0
+    assert "1 paired frames" in capsys.readouterr().out
     with pytest.raises(RuntimeError, match="did not start"):
         mod.paired_times(tmp_path, root, root / "sample_images", frames=1, reps=1, core=0)
 
