@@ -84,6 +84,7 @@ def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
 
     assert ident["model_sha256"] == sha256(Path(DEFAULT_MODEL))
     assert ident["threshold"] == 0.997 and ident["gate"] == "gate_v2.onnx"
+    assert ident["calibrated_threshold"] is None  # reads at the frame's own card sizes
     assert ident["environment"]["opencv"] and ident["kernel_steps"]["model"] <= 2.5
     assert cli("audit", "--db", db).returncode == 0
     replay = json.loads(cli("replay", "--db", db, "--round", "1", "--json").stdout)

@@ -159,9 +159,11 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
 
 
 def identity(rec) -> dict:  # noqa: ANN001
-    """What reads the frames: the models' files and sha256, the threshold, the libraries, the
-    CPU's int8 flags and each model's kernel check (`vision.kernels`, in quantisation steps).
-    The table records it when its camera starts, so that the record says what read its cards.
+    """What reads the frames: the models' files and sha256, the thresholds (the calibrated
+    one ``None`` where the reader reads calibrated tables at the frame's own sizes), the
+    libraries, the CPU's int8 flags and each model's kernel check (`vision.kernels`, in
+    quantisation steps). The table records it when its camera starts, so that the record says
+    what read its cards.
     """
     from vision.kernels import check_session
 
@@ -172,6 +174,7 @@ def identity(rec) -> dict:  # noqa: ANN001
             "gate": rec.gate_path.name if rec.gate_path else None,
             "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
             "threshold": rec.threshold, "rank_colour_threshold": rec.rank_colour_threshold,
+            "calibrated_threshold": rec.calibrated_threshold,
             "environment": environment(), "kernel_steps": kernels}
 
 
