@@ -13,7 +13,8 @@ reads them better, its back above all. The steps:
    ``DIR/work`` (:func:`vision.train.generate`);
 2. fine-tune the bundled reader (its int8 weights turned back into floats) and gate for
    ``epochs`` epochs from their weights, BatchNorms frozen (:func:`vision.train.train`), and
-   quantise the reader to int8 (:mod:`vision.quantize`);
+   quantise the reader to int8 (:mod:`vision.quantize`; its weights in 7 bits by default,
+   :data:`WEIGHT_BITS`);
 3. render ``frames`` fresh labelled frames of the house deck (other seeds), read them with the
    bundled models and the enrolled ones (:mod:`vision.sweep`; the enrolled reader walks its
    hands ``hand_walks`` times, by default as often as the reader it starts from,
@@ -479,7 +480,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                          "them; default: the --model's, 3 for the bundled reader)")
     ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=WEIGHT_BITS,
                     help="bits of the enrolled reader's int8 weights: 7 runs faster on x86 "
-                         "CPUs without VNNI and reads as 8 (default %(default)s)")
+                         "CPUs without VNNI, measured to read as 8 does (default %(default)s)")
     ap.add_argument("--keep-data", action="store_true",
                     help="keep the rendered training crops in OUT/work")
 
