@@ -132,6 +132,9 @@ def test_board_commands_are_validated(table):
         board.sign("x" * 200)
     assert board.light(2, "ON", "Three of a Kind").wait(2.0)
     assert board.sign("Dynamic Pays: Four of a Kind 300 for 1").wait(2.0)
+    # The link ACKs a frame on receipt, before the simulator's callback has handled it (as a
+    # real board does): wait until the simulator has recorded the command, then read its state.
+    assert sim.wait_for_command(lambda f: f.type == "SIGN", 2.0) is not None
     assert sim.lights[2] == ("ON", "Three of a Kind")
     assert sim.sign_text == "Dynamic Pays: Four of a Kind 300 for 1"
 
