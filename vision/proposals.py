@@ -281,33 +281,29 @@ def find_corners(mask: np.ndarray, arm_px: float = 10.0, min_area_px: float = 60
     fitted to the contour runs on either side, skipping the rounded tip, and the corner is
     placed where the two fitted edges cross. With ``extra_arms_px``, the corners found with
     those arms too, each kept only :data:`EXTRA_CORNER_GAP_PX` from every corner before it
-    (the contours are traced once for all arms). Also returns, per region, the longest
-    straight edge (full-resolution pixels), from which the card size is estimated when no
-    better estimate exists.
+    (the contours are traced once for all arms). Also returns the outlines of the regions
+    large enough to measure a card by (:func:`longest_edges` measures them: the card size is
+    estimated from their longest straight edges when no better estimate exists, which is
+    seldom, so they are measured only then).
     """
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     arms_px = (arm_px, *extra_arms_px)
-    longest: list[float] = []
-    inv = 1.0 / MASK_SCALE
+    measurable: list[np.ndarray] = []
     arms = [max(3, int(round(a * MASK_SCALE / 2))) for a in arms_px]
     min_area = min_area_px * MASK_SCALE**2
     # per arm, the contours long enough for it, with their orientations and region numbers
     batches: list[tuple[list[np.ndarray], list[float], list[int]]] = [([], [], [])
                                                                      for _ in arms]
     for ci, cnt in enumerate(contours):
-        if cv2.contourArea(cnt) < min_area or len(cnt) < 6 * min(arms):
-            longest.append(0.0)
+        # signed: its sign is the outline's orientation (the shoelace sum, in exact
+        # integer arithmetic either way)
+        area = cv2.contourArea(cnt, oriented=True)
+        if abs(area) < min_area or len(cnt) < 6 * min(arms):
             continue
         pts = cnt.reshape(-1, 2).astype(np.float64)
-        if len(cnt) < 6 * arms[0]:
-            longest.append(0.0)
-        else:
-            poly = _merge_collinear(cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2)
-                                    .astype(float))
-            steps = poly - np.roll(poly, 1, axis=0)
-            longest.append(float(np.sqrt((steps * steps).sum(1)).max()) * inv)
-        xs, ys = pts[:, 0], pts[:, 1]
-        orient = np.sign(np.dot(xs, np.roll(ys, -1)) - np.dot(np.roll(xs, -1), ys)) or 1.0
+        if len(cnt) >= 6 * arms[0]:
+            measurable.append(cnt)
+        orient = np.sign(area) or 1.0
         for batch, arm in zip(batches, arms, strict=True):
             if len(cnt) >= 6 * arm:
                 batch[0].append(pts)
@@ -320,7 +316,27 @@ def find_corners(mask: np.ndarray, arm_px: float = 10.0, min_area_px: float = 60
         known = np.array([c.point for c in corners]).reshape(-1, 2)
         corners += [c for c in more if not len(known) or
                     float(np.min(np.hypot(*(known - c.point).T))) > EXTRA_CORNER_GAP_PX]
-    return corners, longest
+    return corners, measurable
+
+
+def longest_edges(outlines: list[np.ndarray]) -> list[float]:
+    """The longest straight edge of each region outline (mask pixels, as
+    :func:`find_corners` returns them), in full-resolution pixels: the longest side of its
+    polygon once vertices where it turns by less than ~10 degrees are dropped.
+
+    >>> import numpy as np, cv2
+    >>> mask = np.zeros((100, 100), np.uint8)
+    >>> mask[10:60, 20:50] = 255                     # a 30 x 50 px rectangle
+    >>> contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    >>> [round(v / MASK_SCALE) for v in longest_edges(list(contours))]
+    [49]
+    """
+    out = []
+    for cnt in outlines:
+        poly = _merge_collinear(cv2.approxPolyDP(cnt, 1.5, True).reshape(-1, 2).astype(float))
+        steps = poly - np.roll(poly, 1, axis=0)
+        out.append(float(np.sqrt((steps * steps).sum(1)).max()) * (1.0 / MASK_SCALE))
+    return out
 
 
 def _contour_corners(contours: list[np.ndarray], arm: int, orients: list[float],
@@ -552,7 +568,7 @@ def index_frames(corners: list[Corner], size: CardSize, paired: Sequence[IndexFr
                    + [f for f in frames if not f.direct])
 
 
-def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray,
+def card_sizes(corners: list[Corner], measurable: list[np.ndarray], mask: np.ndarray,
                paired: list[IndexFrame]) -> list[CardSize]:
     """Hypotheses of the frame's card size, best supported first (at most
     :data:`MAX_SIZES`); empty when the frame has no region.
@@ -567,16 +583,16 @@ def card_sizes(corners: list[Corner], longest: list[float], mask: np.ndarray,
     overlapped cards has full edges too, 1.4-1.9 times a card, and in frames of many hands
     they were the majority; the reader tells which mode is a card
     (:meth:`vision.recognize.Recognizer.pick_size`). Without measurements, the longest
-    straight edges give the one hypothesis.
+    straight edges of the ``measurable`` region outlines (:func:`find_corners`) give the one
+    hypothesis; without such regions there is none.
     """
-    if not any(v > 0 for v in longest):
+    if not measurable:
         return []
     full = _full_edges(corners)
     sizes = full + [(f.point, f.width, f.height) for f in paired]
     if not sizes:
-        valid = [v for v in longest if v > 0]
-        return [CardSize(float(np.percentile(valid, 75)), DEFAULT_ASPECT, np.zeros((0, 2)),
-                         np.zeros((0, 2)), 0.0)]
+        return [CardSize(float(np.percentile(longest_edges(measurable), 75)), DEFAULT_ASPECT,
+                         np.zeros((0, 2)), np.zeros((0, 2)), 0.0)]
     weights = np.array([FULL_WEIGHT] * len(full) + [1.0] * len(paired))
     pts = np.array([p for p, _, _ in sizes])
     wh = np.array([(w, h) for _, w, h in sizes])
@@ -723,9 +739,9 @@ class Outline:
 def outline(img: np.ndarray) -> Outline:
     """The card mask's outline corners of a BGR frame and the card sizes they measure."""
     mask = card_mask(img)
-    corners, longest = find_corners(mask, extra_arms_px=EXTRA_ARMS_PX)
+    corners, measurable = find_corners(mask, extra_arms_px=EXTRA_ARMS_PX)
     paired = paired_frames(corners, mask)
-    return Outline(corners, card_sizes(corners, longest, mask, paired), paired)
+    return Outline(corners, card_sizes(corners, measurable, mask, paired), paired)
 
 
 def propose(img: np.ndarray, refine_inferred: bool = True, found: Outline | None = None,
