@@ -44,6 +44,10 @@ def _grid(values: np.ndarray) -> np.ndarray:
 
 #: Offsets searched (card widths along the frame's x and y axes): coarse, then finer twice.
 COARSE = _grid(np.linspace(-0.4, 0.4, 9))
+#: The coarse grid's own place (offset exactly 0, 0): its score is the frame's own score.
+HERE = int(np.flatnonzero((COARSE == 0.0).all(1))[0])
+#: Distances between the coarse offsets (card widths): ``[i, j]`` from offset i to offset j.
+_COARSE_GAPS = np.linalg.norm(COARSE[None, :, :] - COARSE[:, None, :], axis=2)
 FINE = (_grid(np.array([-0.05, 0.0, 0.05])), _grid(np.array([-0.025, 0.0, 0.025])))
 #: A moved frame is proposed only if its edge score is at least this (8-bit grey gradient,
 #: Sobel 3x3) ...
@@ -148,13 +152,13 @@ def refine(img: np.ndarray, frames: list[IndexFrame],
     y = np.array([f.y_axis for f in inferred], np.float64)
     w = np.array([f.width for f in inferred], np.float64)
     n = len(inferred)
-    here, _ = _edge_scores(grads, p, x, y, w, np.zeros((n, 1, 2)))
     coarse, _ = _edge_scores(grads, p, x, y, w, np.broadcast_to(COARSE, (n, *COARSE.shape)))
+    here = coarse[:, HERE]  # each offset is scored on its own: the same score as alone
     starts = [coarse.argmax(1)]
     left = coarse
     for _ in range(SEARCH_PEAKS - 1):
         # the next peak: the best coarse offset at least PEAK_GAP from those before
-        gap = np.linalg.norm(COARSE[None, :, :] - COARSE[starts[-1]][:, None, :], axis=2)
+        gap = _COARSE_GAPS[starts[-1]]
         left = np.where(gap >= PEAK_GAP, left, -1.0)
         starts.append(left.argmax(1))
     first = coarse[np.arange(n), starts[0]]
@@ -175,7 +179,7 @@ def refine(img: np.ndarray, frames: list[IndexFrame],
         j = fine.argmax(1)
         best_offset = offsets[rows, j]
     best, moved = fine[rows, j], best_offset
-    ok = (best >= MIN_EDGE) & (best >= BETTER_BY * here[sel, 0])
+    ok = (best >= MIN_EDGE) & (best >= BETTER_BY * here[sel])
     ok &= np.hypot(moved[:, 0], moved[:, 1]) >= MIN_MOVE
     # built field by field: dataclasses.replace costs five times as much, for some hundreds
     # of copies a frame
