@@ -93,3 +93,49 @@ def test_the_walk_places_what_the_loop_over_anchors_placed(beyond: bool) -> None
             assert (a.width, a.height, a.direct) == (b.width, b.height, b.direct)
         placed += len(ours)
     assert placed > 500   # the hands gave the walk something to place (1879; 852 halfway only)
+
+
+def _at(px: float, py: float, turned: bool = False) -> IndexFrame:
+    """An index corner of a 50 x 70 card lying square, or turned half round (``turned``)."""
+    x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    return IndexFrame(np.array([px, py]), -x if turned else x, -y if turned else y,
+                      50.0, 70.0, False)
+
+
+def _sure(n: int) -> np.ndarray:
+    return np.tile(np.eye(54)[0], (n, 1))   # every corner read as AS, surely
+
+
+def test_splits_place_the_steps_between_anchors_three_steps_apart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 0.99 widths and 0.6 heights apart: too far for one step or two, three of 0.33 and 0.2
+    hand = [_at(0, 0), _at(49.5, 42)]
+    assert hand_walk(hand, _sure(2)) == []
+    monkeypatch.setattr("vision.handwalk.SPLITS", (3,))
+    assert [f.point.tolist() for f in hand_walk(hand, _sure(2))] == [[16.5, 14.0], [33.0, 28.0]]
+    assert all(not f.direct and f.width == 50.0 for f in hand_walk(hand, _sure(2)))
+    assert hand_walk(hand, _sure(2), beyond=False) == []     # the first walk only
+    # a pair one step apart is not three steps of a third of one
+    near = [_at(0, 0), _at(15, 14)]
+    assert [f.point.tolist() for f in hand_walk(near, _sure(2))] == [[30.0, 28.0], [-15.0, -14.0]]
+
+
+def test_opposite_anchors_walk_from_a_card_turned_half_round(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hand of three stepping 15 along and 14 down; the middle card lies turned half round,
+    # so that its read corner is its far one: (15 + 50, 14 + 70), its axes reversed
+    hand = [_at(0, 0), _at(65, 84, turned=True)]
+    assert hand_walk(hand, _sure(2)) == []
+    monkeypatch.setattr("vision.handwalk.OPPOSITE_ANCHORS", True)
+    walked = hand_walk(hand, _sure(2))
+    # its near corner (15, 14) is one step from the first card's: the walk places a step on
+    # from it, a copy of its near corner turned as the hand, and one behind the first card;
+    # and, seen from the turned card, the first card's far corner (50, 70) is one step from
+    # its read one: a step on and one behind them, turned as it
+    assert [(f.point.tolist(), f.x_axis[0]) for f in walked] == [
+        ([30.0, 28.0], 1.0), ([-15.0, -14.0], 1.0), ([35.0, 56.0], -1.0), ([80.0, 98.0], -1.0)]
+    assert hand_walk(hand, _sure(2), beyond=False) == []
+    # two cards both read at their near corners place no more than without the setting:
+    # their far corners pair with no anchor read (only with each other, which is not asked)
+    plain = [_at(0, 0), _at(15, 14)]
+    assert [f.point.tolist() for f in hand_walk(plain, _sure(2))] == [[30.0, 28.0], [-15.0, -14.0]]

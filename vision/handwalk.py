@@ -44,6 +44,22 @@ ROW_STEP_V = 0.08
 ALIKE = 0.95
 #: A walked corner this close (card widths) to a frame turned alike is not new.
 SAME_PLACE = 0.1
+#: In the first walk, two anchors this many hand steps apart (besides two, whose halfway
+#: point every walk places) put a corner at each step between them: in a hand of five or
+#: more whose reads are the first corner and the fourth, the two between had no walk to
+#: place them (a pair two steps apart may be three short ones as well: both are placed, and
+#: the reads decide). (3,) read 1.2 points more of 2910 cards of 216 calibration frames of
+#: the training designs at 0.997 for 3.8 % more time a frame, paired; (3, 4, 5) over every
+#: walk placed hundreds of corners a frame between cards of different hands and took 6.6
+#: times as long (``models/cards_v5.md``, thirty-second session).
+SPLITS: tuple[int, ...] = ()
+#: Whether, in the first walk, each anchor also anchors at its card's other index corner
+#: (the diagonally opposite one, the card's axes turned round), paired with the anchors read
+#: only: a card laid turned half round in its hand shows that corner's side to its
+#: neighbours, and its read corner is not a step from theirs. Pairs of two such corners
+#: (the covered far corners of a hand) took 18 % more time a frame, against 8 %, for 6 more
+#: of the 2910 cards.
+OPPOSITE_ANCHORS = False
 
 
 def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
@@ -76,6 +92,9 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
     if len(keep) < 2:
         return []
     anchors = [frames[i] for i in keep]
+    if OPPOSITE_ANCHORS and beyond:
+        anchors = anchors + [replace(f, point=f.point + f.width * f.x_axis + f.height * f.y_axis,
+                                     x_axis=-f.x_axis, y_axis=-f.y_axis) for f in anchors]
     points = np.array([f.point for f in anchors])
     x_axes = np.array([f.x_axis for f in anchors])
     y_axes = np.array([f.y_axis for f in anchors])
@@ -86,7 +105,7 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
     # together is kept: by a, then the steps beyond before the halfway points, then by b, a
     # step beyond b before the one behind a (tests/test_handwalk.py holds the loop)
     a, b = np.triu_indices(len(anchors), 1)
-    alike = (x_axes[b] * x_axes[a]).sum(1) >= ALIKE
+    alike = ((x_axes[b] * x_axes[a]).sum(1) >= ALIKE) & (a < len(keep))
     a, b = a[alike], b[alike]
     d = points[b] - points[a]
     u, v = axis_steps(x_axes[a], y_axes[a], sizes[a, 0], sizes[a, 1], d)
@@ -99,7 +118,11 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
                         np.concatenate([b[step], b[step], b[half]]),
                         np.repeat([0, 0, 1], [len(step), len(step), len(half)]),
                         np.concatenate([a[step], a[step], a[half]])))
-    return _new_places([(walked_points[k], anchors[owners[k]]) for k in order], frames)
+    placed = [(walked_points[k], anchors[owners[k]]) for k in order]
+    for k in SPLITS if beyond else ():
+        for i in np.flatnonzero(is_step(u / k, v / k)):
+            placed += [(points[a[i]] + d[i] * j / k, anchors[a[i]]) for j in range(1, k)]
+    return _new_places(placed, frames)
 
 
 def walk(frames: list[IndexFrame], probs: np.ndarray,
