@@ -60,8 +60,9 @@ SPLITS: tuple[int, ...] = ()
 #: only: a card laid turned half round in its hand shows that corner's side to its
 #: neighbours, and its read corner is not a step from theirs. Pairs of two such corners
 #: (the covered far corners of a hand) took 18 % more time a frame, against 8 %, for 6 more
-#: of the 2910 cards. Off: with ``SPLITS = (3,)`` +2.2 points on two held-out-typeface
-#: sweeps at 0.997, one misread and three false positives more, about 1.3 times the time.
+#: of the 2910 cards. Off: with ``SPLITS = (3,)`` +2.35 points on five held-out-typeface
+#: sweeps at 0.997, but 5 more misreads in 1142 more reports, 6 more false positives, and
+#: about 1.3 times the time.
 OPPOSITE_ANCHORS = False
 
 
