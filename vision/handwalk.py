@@ -109,6 +109,8 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
     # together is kept: by a, then the steps beyond before the halfway points, then by b, a
     # step beyond b before the one behind a (tests/test_handwalk.py holds the loop)
     a, b = np.triu_indices(len(anchors), 1)
+    # the opposite corners (listed after the anchors read) pair with read anchors only: two
+    # of them are mostly a hand's covered far corners
     alike = ((x_axes[b] * x_axes[a]).sum(1) >= ALIKE) & (a < len(keep))
     a, b = a[alike], b[alike]
     d = points[b] - points[a]
