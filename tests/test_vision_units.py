@@ -1314,7 +1314,7 @@ def test_corners_of_many_contours_at_once_are_those_of_each_alone() -> None:
 
 def test_crops_of_more_candidates_than_one_remap_takes() -> None:
     """A frame can have more candidates than one remap call samples (its maps must stay under
-    32767 rows: 910 crops); each crop is the same however many are cut at once."""
+    32767 rows: 3640 crops); each crop is the same however many are cut at once."""
     from vision.crops import MAX_STACK
 
     rng = np.random.default_rng(3)

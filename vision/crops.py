@@ -12,8 +12,12 @@ CROP_W, CROP_H = 28, 36
 U0, U1 = -0.04, 0.36
 V0, V1 = -0.04, 0.48
 _SU, _SV = (U1 - U0) / CROP_W, (V1 - V0) / CROP_H
+#: Map row length of the crops' one remap call (pixels): four crop rows end to end, so each
+#: crop is 9 map rows. Row by row remap samples each point alike, so the crops are the same
+#: as in rows of one crop row each, and about a fifth faster (fewer, longer rows).
+MAP_ROW = 4 * CROP_W
 #: Crops sampled by one remap call (its maps must have fewer than 32767 rows).
-MAX_STACK = 32766 // CROP_H
+MAX_STACK = 32766 // (CROP_H * CROP_W // MAP_ROW)
 #: Crop pixel coordinates (i, j, 1), row by row: ``(3, CROP_H * CROP_W)``.
 _J, _I = np.meshgrid(np.arange(CROP_H), np.arange(CROP_W), indexing="ij")
 _PIXELS = np.stack([_I.ravel(), _J.ravel(), np.ones(_I.size)]).astype(np.float32)
@@ -51,8 +55,8 @@ def extract_crops(img: np.ndarray, frames: list[IndexFrame]) -> np.ndarray:
     maps = _forward(frames).transpose(1, 0, 2).reshape(2 * n, 3).astype(np.float32) @ _PIXELS
     for a in range(0, n, MAX_STACK):  # remap's maps stay under 32767 rows
         b = min(a + MAX_STACK, n)
-        stacked = cv2.remap(img, maps[a:b].reshape(-1, CROP_W),
-                            maps[n + a:n + b].reshape(-1, CROP_W),
+        stacked = cv2.remap(img, maps[a:b].reshape(-1, MAP_ROW),
+                            maps[n + a:n + b].reshape(-1, MAP_ROW),
                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         # channels first in 8 bits, then scaled: a quarter less time than scaling the
         # strided view (the same values)
