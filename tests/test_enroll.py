@@ -114,6 +114,8 @@ def test_enrollment_refuses_a_negative_number_of_hand_walks(deck_dir: Path,
         enroll(str(deck_dir), tmp_path / "out", hand_walks=-1)
     with pytest.raises(EnrollError, match="weight bits must be 7 or 8"):
         enroll(str(deck_dir), tmp_path / "out", weight_bits=6)
+    with pytest.raises(EnrollError, match="walk splits"):
+        enroll(str(deck_dir), tmp_path / "out", walk_splits=(2,))
     assert not (tmp_path / "out").exists()
 
 
@@ -184,7 +186,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     out = tmp_path / "enrolled"
     lines: list[str] = []
     report = enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1,
-                    log=lines.append, hand_walks=2)
+                    log=lines.append, hand_walks=2, walk_splits=(3,), opposite_anchors=True)
     meta = json.loads((out / READER_NAME).with_suffix(".json").read_text())
     bundled = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     assert meta["gate"] == GATE_NAME and (out / GATE_NAME).is_file()
@@ -194,6 +196,8 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert report["rule"]["floor"] == bundled.get("seen_threshold", bundled["threshold"])
     assert meta["deck"] == f"deck:{deck_dir.resolve()}"
     assert meta["hand_walks"] == report["hand_walks"] == 2  # its threshold was set with them
+    assert meta["walk_splits"] == report["walk_splits"] == [3]   # and with these places
+    assert meta["opposite_anchors"] is report["opposite_anchors"] is True
     assert meta["weight_bits"] == report["weight_bits"] == WEIGHT_BITS
     assert report["enrolled"]["threshold"] == meta["threshold"]
     assert report["bundled"]["threshold"] == bundled["threshold"]
@@ -226,6 +230,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     rec = Recognizer(out / READER_NAME)
     assert rec.threshold == meta["threshold"] and rec.gate_session is not None
     assert rec.rank_colour_threshold is None and rec.hand_walks == 2
+    assert rec.walk_splits == (3,) and rec.opposite_anchors is True
     assert rec.calibrated_threshold is None
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
                           design=f"deck:{deck_dir}")

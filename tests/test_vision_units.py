@@ -1006,6 +1006,52 @@ def test_hand_walks_are_the_models_and_name_its_reads(tmp_path) -> None:
         Recognizer(tmp_path / "m.onnx")
 
 
+def test_walk_splits_and_opposite_anchors_are_the_models_and_name_its_reads(tmp_path) -> None:
+    """``"walk_splits"`` and ``"opposite_anchors"`` in a model's metadata add the first walk's
+    extra places (:func:`vision.handwalk.hand_walk`): more candidates on a frame of long
+    hands, the same reads without them as the module's defaults give. Reads saved without
+    them are refused by a reader making them (files from before the keys: none), and a
+    malformed value is refused."""
+    import json
+    import shutil
+
+    import vision.readsfile as readsfile
+    from vision.recognize import DEFAULT_MODEL, Recognizer
+    from vision.synth import render_table
+
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
+    shutil.copy(DEFAULT_MODEL.parent / meta["gate"], tmp_path / meta["gate"])
+    img, _ = render_table({"seat1": ["4S", "9H", "KC", "2D", "7S"], "seat3": ["QH", "5C", "AD"],
+                           "seat5": ["6H", "TC", "3S", "8D", "JS"], "dealer": ["8C", "JD"]},
+                          np.random.default_rng(11), design="proc:0:1031")
+    plain = Recognizer(DEFAULT_MODEL)
+    assert plain.walk_splits is None and plain.opposite_anchors is None
+    counts = {}
+    for extra in ({}, {"walk_splits": []}, {"walk_splits": [3]}, {"opposite_anchors": True},
+                  {"walk_splits": [3], "opposite_anchors": True}):
+        (tmp_path / "m.json").write_text(json.dumps({**meta, **extra}))
+        rec = Recognizer(tmp_path / "m.onnx")
+        counts[json.dumps(extra)] = len(rec.read(img))
+    assert rec.walk_splits == (3,) and rec.opposite_anchors is True
+    both = counts['{"walk_splits": [3], "opposite_anchors": true}']
+    assert counts["{}"] == counts['{"walk_splits": []}'] == len(plain.read(img)), counts
+    assert counts["{}"] < both, counts
+    assert counts['{"walk_splits": [3]}'] <= both and counts['{"opposite_anchors": true}'] <= both
+    made = readsfile.reader_identity(rec)
+    assert made["walk_splits"] == [3] and made["opposite_anchors"] is True
+    before = {k: v for k, v in made.items() if k not in ("walk_splits", "opposite_anchors")}
+    readsfile.check_identity(before, readsfile.reader_identity(plain) | {
+        "model": made["model"], "model_sha256": made["model_sha256"]}, tmp_path / "r.npz")
+    with pytest.raises(ValueError, match="walk splits"):
+        readsfile.check_identity(before, made, tmp_path / "r.npz")
+    for bad in ({"walk_splits": [2]}, {"walk_splits": 3}, {"walk_splits": [3.5]},
+                {"opposite_anchors": "yes"}):
+        (tmp_path / "m.json").write_text(json.dumps({**meta, **bad}))
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            Recognizer(tmp_path / "m.onnx")
+
+
 def test_training_draws_no_excluded_or_validation_design() -> None:
     """Designs without a full index (tango_nuevo) and the validation designs are never drawn
     for training; the legacy list (to remake the data of older models) differs only by it."""

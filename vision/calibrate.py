@@ -258,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
             # the frames below were read with these look scales and hand walks: the
             # threshold holds for them
             "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks}
+    if rec.walk_splits is not None:
+        meta["walk_splits"] = list(rec.walk_splits)
+    if rec.opposite_anchors is not None:
+        meta["opposite_anchors"] = rec.opposite_anchors
     if args.data is not None:
         d = np.load(args.data)
         x = d["x"].astype(np.float32) / 255.0

@@ -18,7 +18,8 @@ reads them better, its back above all. The steps:
 3. render ``frames`` fresh labelled frames of the house deck (other seeds), read them with the
    bundled models and the enrolled ones (:mod:`vision.sweep`; the enrolled reader walks its
    hands ``hand_walks`` times, by default as often as the reader it starts from,
-   :func:`enrolled_hand_walks`), and set the enrolled
+   :func:`enrolled_hand_walks`; with ``walk_splits`` / ``opposite_anchors`` its first walk
+   places more corners, :func:`vision.handwalk.hand_walk`), and set the enrolled
    reader's operating threshold by the rule the bundled one was set by (the 95 % upper
    bound of the misread rate within 0.1 %, at most 0.1 false positives a frame, at that
    threshold and every higher one; :func:`vision.calibrate.pick_threshold`), never below the
@@ -228,12 +229,18 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
            workers: int | None = None, seed: int = 1, base: Path = DEFAULT_MODEL,
            keep_data: bool = False, log: Callable[[str], None] = print,
            house_share: float = HOUSE_SHARE, hand_walks: int | None = None,
-           weight_bits: int = WEIGHT_BITS) -> dict:
+           weight_bits: int = WEIGHT_BITS, walk_splits: tuple[int, ...] = (),
+           opposite_anchors: bool = False) -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
     ``out/enroll_report.json``. ``weight_bits``: the enrolled reader's int8 weights in 8 bits
-    or 7 (:data:`WEIGHT_BITS`)."""
+    or 7 (:data:`WEIGHT_BITS`). ``walk_splits`` and ``opposite_anchors``: the first hand
+    walk's extra places (:func:`vision.handwalk.hand_walk`), which the enrolled reader's
+    threshold is then set with (its ``.json`` names them)."""
     if weight_bits not in (7, 8):
         raise EnrollError(f"weight bits must be 7 or 8, not {weight_bits}")
+    if any(k < 3 for k in walk_splits):
+        raise EnrollError(f"walk splits are hand steps between two anchors, 3 or more, not "
+                          f"{list(walk_splits)}")
     if hand_walks is not None:
         enrolled_hand_walks({}, hand_walks)  # a bad number is refused before any work
     is_dir = "/" in deck or Path(deck).is_dir()
@@ -283,6 +290,10 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
             if k in ("classes", "input", "look_scales", "threshold")}
     meta.update(gate=GATE_NAME, enrolled_from={"reader": base.name, "gate": base_gate.name},
                 deck=design.name, hand_walks=hand_walks, weight_bits=weight_bits)
+    if walk_splits:
+        meta.update(walk_splits=list(walk_splits))
+    if opposite_anchors:
+        meta.update(opposite_anchors=True)
     candidate.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     log(f"fine-tuned at {time.time() - t0:.0f} s; reading {frames} fresh frames of the house "
         f"deck with the bundled and the enrolled models")
@@ -302,6 +313,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     meta.update(calibrated_sweep=report.pop("calibrated_sweep"))
     report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed, hand_walks=hand_walks,
+                  walk_splits=list(walk_splits), opposite_anchors=opposite_anchors,
                   weight_bits=weight_bits,
                   house_share=house_share, workers=workers, replay_aisleriot=aisleriot,
                   training=dict(zip(("reader", "gate"), histories, strict=True)),
@@ -480,6 +492,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="hand walks of the enrolled reader (each finds covered cards between "
                          "those the last read; more cost time; its threshold is set with "
                          "them; default: the --model's, 3 for the bundled reader)")
+    ap.add_argument("--walk-splits", type=int, nargs="+", default=[], metavar="K",
+                    help="in the first hand walk, two read corners K hand steps apart (3 or "
+                         "more) put a corner at each step between them: more covered cards "
+                         "of long hands, more time (default: none)")
+    ap.add_argument("--opposite-anchors", action="store_true",
+                    help="in the first hand walk, each read corner also anchors at its "
+                         "card's opposite index corner (cards laid turned half round)")
     ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=WEIGHT_BITS,
                     help="bits of the enrolled reader's int8 weights: 7 runs faster on x86 "
                          "CPUs without VNNI, measured to read as 8 does (default %(default)s)")
@@ -495,7 +514,8 @@ def run(args: argparse.Namespace) -> dict:
         raise EnrollError("--house-share must be above 0 and at most 1")
     return enroll(args.deck, args.out, args.scenes, args.epochs, args.frames, args.workers,
                   args.seed, args.model, args.keep_data, house_share=args.house_share,
-                  hand_walks=args.hand_walks, weight_bits=args.weight_bits)
+                  hand_walks=args.hand_walks, weight_bits=args.weight_bits,
+                  walk_splits=tuple(args.walk_splits), opposite_anchors=args.opposite_anchors)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,9 @@ SAME_PLACE = 0.1
 #: walk placed hundreds of corners a frame between cards of different hands and took 6.6
 #: times as long. Off: on three held-out-typeface sweeps the corners (3,) added were misread
 #: ten times as often as the rest, 3 in 288 reports at 0.997 (``models/cards_v5.md``,
-#: thirty-second session).
+#: thirty-second session). A model's ``"walk_splits"`` sets them for its reads (an enrolled
+#: deck's, ``enroll-deck --walk-splits 3``: on a deck the reader has seen they add cards and
+#: no misreads; thirty-third session).
 SPLITS: tuple[int, ...] = ()
 #: Whether, in the first walk, each anchor also anchors at its card's other index corner
 #: (the diagonally opposite one, the card's axes turned round), paired with the anchors read
@@ -62,16 +64,20 @@ SPLITS: tuple[int, ...] = ()
 #: (the covered far corners of a hand) took 18 % more time a frame, against 8 %, for 6 more
 #: of the 2910 cards. Off: with ``SPLITS = (3,)`` +2.35 points on five held-out-typeface
 #: sweeps at 0.997, but 5 more misreads in 1142 more reports, 6 more false positives, and
-#: about 1.3 times the time.
+#: about 1.3 times the time. A model's ``"opposite_anchors"`` sets it for its reads
+#: (``enroll-deck --opposite-anchors``).
 OPPOSITE_ANCHORS = False
 
 
-def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
-              beyond: bool = True) -> list[IndexFrame]:
+def hand_walk(frames: list[IndexFrame], probs: np.ndarray, beyond: bool = True,
+              splits: tuple[int, ...] | None = None,
+              opposite: bool | None = None) -> list[IndexFrame]:
     """New candidate frames one hand step beyond (unless ``beyond`` is false), or halfway
     between, pairs of frames read as card codes (``probs``: their class probabilities) at
     :data:`ANCHOR_FLOOR` or more; each a copy of the nearer anchor moved to its point, none
     within :data:`SAME_PLACE` of a frame turned alike among ``frames`` or of one walked before.
+    With ``beyond``, also the points of ``splits`` (:data:`SPLITS` when ``None``) and from
+    opposite anchors where ``opposite`` (:data:`OPPOSITE_ANCHORS` when ``None``) says so.
 
     >>> import numpy as np
     >>> x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
@@ -95,8 +101,10 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
     keep = np.flatnonzero(probs[:, :52].max(1, initial=0.0) >= ANCHOR_FLOOR)
     if len(keep) < 2:
         return []
+    splits = SPLITS if splits is None else splits
+    opposite = OPPOSITE_ANCHORS if opposite is None else opposite
     anchors = [frames[i] for i in keep]
-    if OPPOSITE_ANCHORS and beyond:
+    if opposite and beyond:
         anchors = anchors + [replace(f, point=f.point + f.width * f.x_axis + f.height * f.y_axis,
                                      x_axis=-f.x_axis, y_axis=-f.y_axis) for f in anchors]
     points = np.array([f.point for f in anchors])
@@ -125,7 +133,7 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
                         np.repeat([0, 0, 1], [len(step), len(step), len(half)]),
                         np.concatenate([a[step], a[step], a[half]])))
     placed = [(walked_points[k], anchors[owners[k]]) for k in order]
-    for k in SPLITS if beyond else ():
+    for k in splits if beyond else ():
         for i in np.flatnonzero(is_step(u / k, v / k)):
             placed += [(points[a[i]] + d[i] * j / k, anchors[a[i]]) for j in range(1, k)]
     return _new_places(placed, frames)
@@ -133,7 +141,8 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray,
 
 def walk(frames: list[IndexFrame], probs: np.ndarray,
          look: Callable[[list[IndexFrame]], tuple[list[IndexFrame], np.ndarray]],
-         walks: int) -> tuple[list[IndexFrame], np.ndarray]:
+         walks: int, splits: tuple[int, ...] | None = None,
+         opposite: bool | None = None) -> tuple[list[IndexFrame], np.ndarray]:
     """Up to ``walks`` hand walks (:func:`hand_walk`) one after another, each anchored on the
     corners the ones before it read as well: in a hand of five whose first and last corners
     read, the first walk places the middle card and the second the two between. Only the
@@ -143,6 +152,7 @@ def walk(frames: list[IndexFrame], probs: np.ndarray,
     (``models/cards_v5.md``, twenty-sixth and twenty-seventh sessions). ``look``
     reads the walked frames: it gives the frames to add (those, and any copies of them moved
     onto card edges) with their class probabilities. Stops when a walk places nothing new.
+    ``splits`` and ``opposite``: the first walk's extra places (:func:`hand_walk`).
 
     >>> x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
     >>> def at(px): return IndexFrame(np.array([px, 0.0]), x, y, 50.0, 70.0, False)
@@ -161,7 +171,7 @@ def walk(frames: list[IndexFrame], probs: np.ndarray,
     [[35.0], [17.5, 52.5], [26.25, 43.75]]
     """
     for n in range(walks):
-        walked = hand_walk(frames, probs, beyond=n == 0)
+        walked = hand_walk(frames, probs, beyond=n == 0, splits=splits, opposite=opposite)
         if not walked:
             break
         added, added_probs = look(walked)

@@ -61,12 +61,18 @@ def file_sha256(path: Path) -> str:
 
 def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
     """What made a set of reads (:class:`vision.recognize.Recognizer` ``rec``): the reader's
-    and gate's SHA-256, the look scales, the hand walks (more walks, more candidates) and
-    whether the frames were read with their table's card sizes (``calibrated``,
-    :mod:`vision.tablesize`)."""
+    and gate's SHA-256, the look scales, the hand walks and the first walk's extra places
+    (more places, more candidates) and whether the frames were read with their table's card
+    sizes (``calibrated``, :mod:`vision.tablesize`)."""
+    from vision import handwalk
+
+    splits = handwalk.SPLITS if rec.walk_splits is None else rec.walk_splits
+    opposite = (handwalk.OPPOSITE_ANCHORS if rec.opposite_anchors is None
+                else rec.opposite_anchors)
     return {"model": rec.model_path.name, "model_sha256": file_sha256(rec.model_path),
             "gate_sha256": file_sha256(rec.gate_path) if rec.gate_path is not None else None,
             "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks,
+            "walk_splits": list(splits), "opposite_anchors": bool(opposite),
             "calibrated": calibrated}
 
 
@@ -102,7 +108,9 @@ def check_identity(meta: dict, identity: dict, path: Path) -> None:
 #: The keys of :func:`reader_identity`, as an error names them.
 _IDENTITY_NAMES = {"model_sha256": "model", "gate_sha256": "gate", "look_scales": "look",
                    "hand_walks": "number of hand walks",
+                   "walk_splits": "walk splits", "opposite_anchors": "opposite anchors",
                    "calibrated": "card size (a calibrated table's, or the frame's own)"}
-#: What files saved before a key was written were made with: one hand walk, the frame's own
-#: card size.
-_BEFORE_THE_KEY = {"hand_walks": 1, "calibrated": False}
+#: What files saved before a key was written were made with: one hand walk, no extra walk
+#: places, the frame's own card size.
+_BEFORE_THE_KEY = {"hand_walks": 1, "walk_splits": [], "opposite_anchors": False,
+                   "calibrated": False}

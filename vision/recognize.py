@@ -206,6 +206,8 @@ class Recognizer:
 
     #: (a class default too: the merge's tests make recognisers without a model)
     rank_colour_threshold: float | None = None
+    walk_splits: tuple[int, ...] | None = None
+    opposite_anchors: bool | None = None
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None,
@@ -251,6 +253,20 @@ class Recognizer:
         if self.hand_walks < 0:
             raise ValueError(f"{meta_path}: hand_walks must be 0 or more, not "
                              f"{self.hand_walks}")
+        #: The first walk's extra places (:func:`vision.handwalk.hand_walk`), where the model's
+        #: ``"walk_splits"`` / ``"opposite_anchors"`` name them (an enrolled deck's, chosen
+        #: with them: ``enroll-deck --walk-splits``); ``None``: the module's defaults (none).
+        splits = meta.get("walk_splits")
+        if splits is not None and (not isinstance(splits, list)
+                                   or not all(isinstance(k, int) and k >= 3 for k in splits)):
+            raise ValueError(f"{meta_path}: walk_splits must be a list of whole numbers of "
+                             f"3 or more (hand steps between two anchors), not {splits!r}")
+        self.walk_splits = None if splits is None else tuple(splits)
+        opposite = meta.get("opposite_anchors")
+        if opposite is not None and not isinstance(opposite, bool):
+            raise ValueError(f"{meta_path}: opposite_anchors must be true or false, not "
+                             f"{opposite!r}")
+        self.opposite_anchors = opposite
         # "burst": the threshold, and the frames that must agree, at which fused reports of
         # bursts of up to "frames" frames keep the misread rule (chosen on calibration
         # bursts); without it only single frames are calibrated
@@ -417,7 +433,8 @@ class Recognizer:
             return walked, self.second_look(img, walked,
                                             self.first_look(extract_crops(img, walked)))
 
-        frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0)
+        frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0,
+                             splits=self.walk_splits, opposite=self.opposite_anchors)
         # a table's card sizes are not a hand's outline: cards are placed at them
         place = placement_scale(found, size, direct) if table is None else 1.0
         # the best class, its probability and the code mass of every candidate in three
