@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision import handwalk
 from vision.proposals import IndexFrame
 
 #: Columns of a packed read (13 before the rank and colour were kept).
@@ -64,8 +65,6 @@ def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
     and gate's SHA-256, the look scales, the hand walks and the first walk's extra places
     (more places, more candidates) and whether the frames were read with their table's card
     sizes (``calibrated``, :mod:`vision.tablesize`)."""
-    from vision import handwalk
-
     splits = handwalk.SPLITS if rec.walk_splits is None else rec.walk_splits
     opposite = (handwalk.OPPOSITE_ANCHORS if rec.opposite_anchors is None
                 else rec.opposite_anchors)
@@ -96,7 +95,7 @@ def load(path: Path) -> tuple[dict, list[tuple[np.ndarray, dict]]]:
 
 
 def check_identity(meta: dict, identity: dict, path: Path) -> None:
-    """Refuse reads made by another reader, gate, look scales or hand walks than
+    """Refuse reads made by another reader, gate, look scales, hand walks or walk places than
     ``identity``'s."""
     for key, name in _IDENTITY_NAMES.items():
         made = meta.get(key, _BEFORE_THE_KEY.get(key))
