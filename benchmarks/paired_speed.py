@@ -3,6 +3,7 @@
     git worktree add /tmp/before HEAD~3
     python benchmarks/paired_speed.py /tmp/before . DIR [--frames 160] [--reps 2] [--core 0]
     python benchmarks/paired_speed.py . . DIR --calibrated-second
+    python benchmarks/paired_speed.py . . DIR --calibrated --models A.onnx B.onnx
     python benchmarks/paired_speed.py . . DIR --models A.onnx B.onnx
 
 Two worker processes, one per tree (each imports ``vision`` from its own tree), pinned to the
@@ -12,8 +13,9 @@ frames of ``DIR`` (``vision.evaluate.labelled_images``). The driver asks each in
 the median ms a frame of each tree and the median of the per-frame ratios (second / first).
 With ``--calibrated-second`` the second reads each frame with its table's card sizes (its
 labels' homography, :func:`vision.tablesize.from_labels`), as a calibrated table's camera
-does: the two may be one tree. With ``--models A B`` the first reads with reader ``A`` and the
-second with ``B`` (each with the gate its ``.json`` names) instead of the bundled one.
+does: the two may be one tree; with ``--calibrated`` both read so. With ``--models A B`` the
+first reads with reader ``A`` and the second with ``B`` (each with the gate its ``.json``
+names) instead of the bundled one.
 
 Why paired: on a shared machine one tree's whole-set medians vary by 5-10 ms from run to run,
 more than most changes; two runs of the same frame a few milliseconds apart see the same
@@ -92,9 +94,9 @@ class _Worker:
 def paired_times(first: Path, second: Path, directory: Path, frames: int, reps: int,
                  core: int, calibrated_second: bool = False,
                  models: tuple[Path | None, Path | None] = (None, None),
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 calibrated_first: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Seconds per frame of each tree, ``(frames * reps,)`` each, pair by pair."""
-    workers = [_Worker(first, directory, frames, core, model=models[0]),
+    workers = [_Worker(first, directory, frames, core, calibrated_first, models[0]),
                _Worker(second, directory, frames, core, calibrated_second, models[1])]
     try:
         n = min(w.frames for w in workers)
@@ -121,11 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--core", type=int, default=0)
     ap.add_argument("--calibrated-second", action="store_true",
                     help="the second reads each frame with its labels' table's card sizes")
+    ap.add_argument("--calibrated", action="store_true",
+                    help="both read each frame with its labels' table's card sizes")
     ap.add_argument("--models", type=Path, nargs=2, default=(None, None), metavar=("A", "B"),
                     help="the readers of the first and the second (default: the bundled one)")
     args = ap.parse_args(argv)
     a, b = paired_times(args.first, args.second, args.directory, args.frames, args.reps,
-                        args.core, args.calibrated_second, tuple(args.models))
+                        args.core, args.calibrated_second or args.calibrated,
+                        tuple(args.models), calibrated_first=args.calibrated)
     a, b = a * 1e3, b * 1e3
     print(f"{len(a)} paired frames: first median {np.median(a):.1f} ms (p90 "
           f"{np.percentile(a, 90):.1f}), second median {np.median(b):.1f} ms (p90 "

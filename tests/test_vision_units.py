@@ -1545,8 +1545,9 @@ def test_card_size_near_all_is_the_median_of_the_serving_measurements() -> None:
 
 def test_paired_speed_benchmark_times_two_trees_frame_by_frame(tmp_path, capsys) -> None:
     """benchmarks/paired_speed.py times each frame in both trees' own processes (each
-    importing its own ``vision``) and prints both medians and the per-frame ratio; a
-    directory that is not a source tree is refused, not timed as the installed one."""
+    importing its own ``vision``) and prints both medians and the per-frame ratio, also with
+    a reader each and at the table's sizes; a directory that is not a source tree is
+    refused, not timed as the installed one."""
     import importlib.util
     import re
     from pathlib import Path
@@ -1568,6 +1569,10 @@ def test_paired_speed_benchmark_times_two_trees_frame_by_frame(tmp_path, capsys)
     assert mod.main([str(root), str(root), str(root / "sample_images"), "--frames", "1",
                      "--reps", "1", "--models", str(root / "models" / "cards_v5.onnx"),
                      str(root / "models" / "cards_v4.onnx")]) == 0
+    assert "1 paired frames" in capsys.readouterr().out
+    # both at the labels' table's card sizes (an enrolled deck's calibrated reads timed)
+    assert mod.main([str(root), str(root), str(root / "sample_images"), "--frames", "1",
+                     "--reps", "1", "--calibrated"]) == 0
     assert "1 paired frames" in capsys.readouterr().out
     with pytest.raises(RuntimeError, match="did not start"):
         mod.paired_times(tmp_path, root, root / "sample_images", frames=1, reps=1, core=0)
