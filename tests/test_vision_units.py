@@ -309,6 +309,48 @@ def test_neighbours_linked_by_a_chain_of_reads_are_split_not_refused(monkeypatch
     assert out["cards"] == [] and len(out["unreadable"]) == 1
 
 
+def test_a_card_read_two_ways_does_not_refuse_the_neighbour_a_chain_linked_to_it(
+        monkeypatch) -> None:  # noqa: ANN001
+    """Reads of a fresh 1080p frame of an enrolled deck (``plastic``): the two of clubs, and
+    the six of spades over it 0.47 card widths along, read at both index corners, its top
+    corner also read as the five of spades (0.94). A weaker read of the six's far corner lies
+    one card from the two's index corner, and the grouping links all three codes. The five's
+    card lies on the six's, so the six is refused; the two, clear of both, is reported
+    (before, the whole group was refused)."""
+    from vision.merge import _group_same_card, _Read, split_neighbours
+    from vision.proposals import IndexFrame
+    from vision.recognize import Recognizer
+
+    x, y = (0.899, -0.438), (0.536, 0.844)
+
+    def read(code: str, prob: float, point: tuple, turned: bool = False,
+             axes: tuple = (x, y), w: float = 85.9) -> _Read:
+        ax, ay = (np.array(a) * (-1 if turned else 1) for a in axes)
+        frame = IndexFrame(np.array(point), ax, ay, w, 118.5, False)
+        return _Read(CLASSES.index(code), prob, 1.0, frame)
+
+    reads = [read("2C", 1.0, (455.5, 623.5)),
+             read("6S", 1.0, (494.9, 631.2), axes=((0.887, -0.461), (0.474, 0.881)), w=86.2),
+             read("6S", 1.0, (626.0, 696.4), turned=True),
+             read("6S", 0.9605, (615.1, 701.6), turned=True),
+             read("5S", 0.9398, (505.6, 627.6))]
+    groups = _group_same_card(reads)
+    assert len(groups) == 1 and split_neighbours(groups[0]) is None
+    rec = Recognizer.__new__(Recognizer)
+    rec.threshold = 0.99
+    out = rec.merge(reads)
+    assert [c["code"] for c in out["cards"]] == ["2C"]
+    assert np.linalg.norm(np.array(out["cards"][0]["center"]) - (520, 657)) < 0.3 * 86
+    assert len(out["unreadable"]) == 1  # the six of spades, where it lies
+    assert np.linalg.norm(np.array(out["unreadable"][0]["center"]) - (560, 665)) < 0.3 * 86
+    monkeypatch.setattr("vision.merge.KEEP_CLEAR_NEIGHBOURS", False)
+    before = rec.merge(reads)
+    assert before["cards"] == [] and len(before["unreadable"]) == 2
+    monkeypatch.undo()
+    # without the five's read, both cards are reported
+    assert sorted(c["code"] for c in rec.merge(reads[:4])["cards"]) == ["2C", "6S"]
+
+
 def test_the_pairwise_same_card_test_on_arrays_agrees_with_the_one_pair_test() -> None:
     """``_same_card_pairs`` (the merge's test on all pairs at once) decides every pair of
     reads of real frames as ``_same_card`` does, one pair at a time: the reads of every

@@ -7,13 +7,14 @@ The reads come from :meth:`vision.recognize.Recognizer.read` (or a file of saved
 probability. Reads of the same card (its two index corners, or one corner reached twice) are
 grouped by the card centre they imply; reads of one card that disagree are refused (where a
 chain of reads linked two neighbours of a hand, the group is split by code instead:
-:func:`split_neighbours`; a group of one code whose index corners lie a hand step apart
-holds identical cards of a multi-deck shoe, and is split by corner: :func:`split_twins`; a
-card read at its two index corners, each on its own, and its size misjudged at one of them,
-is joined back into one card: :func:`join_far_corners`). A card's confidence is its best
-read's probability, or higher when its two opposite index corners were read alike
-(:func:`card_score`); a card below the operating threshold is reported as ``unreadable``,
-never guessed.
+:func:`split_neighbours`, and where some of its codes do claim one card, that card is
+refused and the others kept, :func:`clear_of_clashes`; a group of one code whose index
+corners lie a hand step apart holds identical cards of a multi-deck shoe, and is split by
+corner: :func:`split_twins`; a card read at its two index corners, each on its own, and
+its size misjudged at one of them, is joined back into one card: :func:`join_far_corners`).
+A card's confidence is its best read's probability, or higher when its two opposite index
+corners were read alike (:func:`card_score`); a card below the operating threshold is
+reported as ``unreadable``, never guessed.
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ CLASH_CENTRE = 0.2
 #: refused lay in a group holding a neighbour's code; split, 67.53 -> 69.76 % of their cards at
 #: 0.99, 1 misread either way (0.15: 69.89 %, 2; 0.3: 69.07 %, 1). 0 turns the split off.
 SPLIT_GAP = 0.2
+#: Whether, in a group :func:`split_neighbours` refuses (some of its codes claim one card),
+#: the codes whose cards lie :data:`SPLIT_GAP` or more from every other code's are kept as
+#: cards of their own (:func:`clear_of_clashes`): a neighbour that a chain of reads linked to
+#: a card read two ways is not that card. Before the thirty-fourth session the whole group
+#: was refused (on 150 fresh 1080p frames of an enrolled deck, 2 of 9 cards read surely yet
+#: refused were such neighbours).
+KEEP_CLEAR_NEIGHBOURS = True
 #: Whether a group of reads of one code whose index corners lie apart is split into the
 #: identical cards it holds (:func:`split_twins`).
 TWIN_SPLIT = True
@@ -170,8 +178,11 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
         best = g[0]
         if any(r.cls != best.cls for r in g):
             parts = split_neighbours(g) if SPLIT_GAP else None
-            if parts is None:  # one card read two ways: refuse
-                unreadable.append(best.center)
+            if parts is None:  # one card read two ways: refuse it (not its clear neighbours)
+                clear, refused = (clear_of_clashes(g) if SPLIT_GAP and KEEP_CLEAR_NEIGHBOURS
+                                  else ([], best))
+                unreadable.append(refused.center)
+                groups[:0] = clear
             else:
                 groups[:0] = parts
             continue
@@ -313,6 +324,39 @@ def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
             if np.linalg.norm(ci - cj) < SPLIT_GAP * min(wi, wj):
                 return None
     return list(parts.values())
+
+
+def clear_of_clashes(group: list[_Read]) -> tuple[list[list[_Read]], _Read]:
+    """For a group of reads of several codes that :func:`split_neighbours` refuses: its parts
+    by code (each best first) whose cards lie at least :data:`SPLIT_GAP` card widths from
+    every other part's, and the best read of the rest (the card read two ways).
+
+    >>> from vision.proposals import IndexFrame
+    >>> def read(code, x, prob=0.999):  # an index corner at (x, 0), a card 60 x 87
+    ...     f = IndexFrame(np.array([x, 0.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+    ...                    60.0, 87.0, True)
+    ...     return _Read(CLASSES.index(code), prob, 1.0, f)
+    >>> group = [read("5D", 0), read("5S", -22), read("6D", 3, 0.94)]  # 5D read two ways
+    >>> split_neighbours(group) is None
+    True
+    >>> clear, refused = clear_of_clashes(group)
+    >>> [[CLASSES[r.cls] for r in p] for p in clear], CLASSES[refused.cls]
+    ([['5S']], '5D')
+    """
+    parts: dict[int, list[_Read]] = {}
+    for r in group:
+        parts.setdefault(r.cls, []).append(r)
+    values = list(parts.values())
+    centres = [(_card_quad(p).mean(0), min(r.frame.width for r in p)) for p in values]
+    clashing = set()
+    for i, (ci, wi) in enumerate(centres):
+        for j in range(i + 1, len(centres)):
+            cj, wj = centres[j]
+            if np.linalg.norm(ci - cj) < SPLIT_GAP * min(wi, wj):
+                clashing.update((i, j))
+    clear = [p for k, p in enumerate(values) if k not in clashing]
+    refused = max((values[k][0] for k in clashing), key=lambda r: r.prob)
+    return clear, refused
 
 
 def split_twins(group: list[_Read]) -> list[list[_Read]]:
