@@ -186,7 +186,8 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     out = tmp_path / "enrolled"
     lines: list[str] = []
     report = enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1,
-                    log=lines.append, hand_walks=2, walk_splits=(3,), opposite_anchors=True)
+                    log=lines.append, hand_walks=2, walk_splits=(3,), opposite_anchors=True,
+                    lone_anchors=True)
     meta = json.loads((out / READER_NAME).with_suffix(".json").read_text())
     bundled = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     assert meta["gate"] == GATE_NAME and (out / GATE_NAME).is_file()
@@ -198,6 +199,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert meta["hand_walks"] == report["hand_walks"] == 2  # its threshold was set with them
     assert meta["walk_splits"] == report["walk_splits"] == [3]   # and with these places
     assert meta["opposite_anchors"] is report["opposite_anchors"] is True
+    assert meta["lone_anchors"] is report["lone_anchors"] is True
     assert meta["weight_bits"] == report["weight_bits"] == WEIGHT_BITS
     assert report["enrolled"]["threshold"] == meta["threshold"]
     assert report["bundled"]["threshold"] == bundled["threshold"]
@@ -230,7 +232,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     rec = Recognizer(out / READER_NAME)
     assert rec.threshold == meta["threshold"] and rec.gate_session is not None
     assert rec.rank_colour_threshold is None and rec.hand_walks == 2
-    assert rec.walk_splits == (3,) and rec.opposite_anchors is True
+    assert rec.walk_splits == (3,) and rec.opposite_anchors is True and rec.lone_anchors
     assert rec.calibrated_threshold is None
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
                           design=f"deck:{deck_dir}")

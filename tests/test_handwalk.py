@@ -139,3 +139,54 @@ def test_opposite_anchors_walk_from_a_card_turned_half_round(
     # their far corners pair with no anchor read (only with each other, which is not asked)
     plain = [_at(0, 0), _at(15, 14)]
     assert [f.point.tolist() for f in hand_walk(plain, _sure(2))] == [[30.0, 28.0], [-15.0, -14.0]]
+
+
+def test_lone_anchors_are_the_corners_no_walk_can_pair() -> None:
+    """A corner with another read corner one or two hand steps away is walked already; a
+    corner alone (or with a corner turned the other way, or out of a hand's reach) is lone;
+    two reads of one corner count once, the surer standing for it; rejects anchor nothing."""
+    from vision.handwalk import lone_anchors
+
+    probs = _sure(6)
+    probs[4] = np.eye(54)[0] * 0.95 + np.eye(54)[53] * 0.05  # a weaker read of corner 3
+    frames = [_at(0, 0), _at(15, 14),        # a pair one step apart: walked
+              _at(200, 0),                   # alone
+              _at(400, 0), _at(403, 1),      # one corner read twice
+              _at(200, 300, turned=True)]    # alone, turned
+    assert lone_anchors(frames, probs) == [2, 3, 5]
+    rejects = np.tile(np.eye(54)[53], (6, 1))
+    assert lone_anchors(frames, rejects) == []
+
+
+def test_lone_walk_finds_the_hand_of_a_single_read_corner_and_walks_it() -> None:
+    """From a hand's one read corner the grid places points a hand step away both ways; a
+    point read surely sets the hand's step, walked on both ways; the walk then pairs them.
+    Without the grid a hand of one read corner is not walked at all."""
+    from vision.handwalk import _grid_steps, lone_walk, walk
+
+    # a hand of four stepping 0.34 widths along and 0.21 heights down (a grid step), the
+    # second card's corner read
+    corners = [np.array([17.0 * k, 14.7 * k]) for k in range(-1, 3)]
+    looked: list[int] = []
+
+    def look(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
+        looked.append(len(walked))
+        on = [min(np.hypot(*(f.point - c)) for c in corners) < 1.0 for f in walked]
+        return walked, np.array([np.eye(54)[0 if hit else 53] for hit in on])
+
+    def read(frames: list[IndexFrame], probs: np.ndarray) -> list[list[float]]:
+        return sorted([round(float(v), 1) for v in f.point]
+                      for f, p in zip(frames, probs, strict=True) if p[0] == 1)
+
+    start, start_probs = [_at(0, 0)], _sure(1)
+    assert read(*walk(start, start_probs, look, 3)) == [[0.0, 0.0]]  # no pair, no walk
+    assert looked == []
+    frames, probs = lone_walk(start, start_probs, look)
+    assert looked[0] == len(_grid_steps()) == 2 * (2 * 9 + 6)  # the grid, once
+    assert read(frames, probs) == [[-17.0, -14.7], [0.0, 0.0], [17.0, 14.7], [34.0, 29.4]]
+    assert all(not f.direct and f.width == 50.0 for f in frames[1:])
+    looked.clear()
+    assert read(*walk(start, start_probs, look, 3, lone=True)) == read(frames, probs)
+    # a corner in a pair is not lone: the grid places nothing
+    pair = [_at(0, 0), _at(17, 14.7)]
+    assert lone_walk(pair, _sure(2), look)[0] == pair

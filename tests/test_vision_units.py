@@ -1094,6 +1094,43 @@ def test_walk_splits_and_opposite_anchors_are_the_models_and_name_its_reads(tmp_
             Recognizer(tmp_path / "m.onnx")
 
 
+def test_lone_anchors_are_the_models_and_name_its_reads(tmp_path) -> None:
+    """``"lone_anchors"`` in a model's metadata has its reads look around the hands of which
+    one corner was read (:func:`vision.handwalk.lone_walk`) before the walks: more
+    candidates, and the cards read without it still read. Reads saved without it are refused
+    by a reader making them (files from before the key: none); a malformed value is refused."""
+    import json
+    import shutil
+
+    import vision.readsfile as readsfile
+    from vision.recognize import DEFAULT_MODEL, Recognizer
+    from vision.synth import render_table
+
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
+    shutil.copy(DEFAULT_MODEL.parent / meta["gate"], tmp_path / meta["gate"])
+    img, _ = render_table({"seat1": ["4S", "9H", "KC", "2D", "7S"], "seat3": ["QH", "5C", "AD"],
+                           "seat5": ["6H", "TC", "3S", "8D", "JS"], "dealer": ["8C", "JD"]},
+                          np.random.default_rng(11), design="proc:0:1031")
+    plain = Recognizer(DEFAULT_MODEL)
+    assert plain.lone_anchors is None
+    (tmp_path / "m.json").write_text(json.dumps({**meta, "lone_anchors": True}))
+    rec = Recognizer(tmp_path / "m.onnx")
+    assert rec.lone_anchors is True
+    assert len(rec.read(img)) > len(plain.read(img))
+    codes = {c["code"] for c in plain.recognize(img)["cards"]}
+    assert codes <= {c["code"] for c in rec.recognize(img)["cards"]}
+    made = readsfile.reader_identity(rec)
+    assert made["lone_anchors"] is True
+    assert readsfile.reader_identity(plain)["lone_anchors"] is False
+    before = {k: v for k, v in made.items() if k != "lone_anchors"}
+    with pytest.raises(ValueError, match="lone anchors"):
+        readsfile.check_identity(before, made, tmp_path / "r.npz")
+    (tmp_path / "m.json").write_text(json.dumps({**meta, "lone_anchors": 1}))
+    with pytest.raises(ValueError, match="lone_anchors"):
+        Recognizer(tmp_path / "m.onnx")
+
+
 def test_training_draws_no_excluded_or_validation_design() -> None:
     """Designs without a full index (tango_nuevo) and the validation designs are never drawn
     for training; the legacy list (to remake the data of older models) differs only by it."""

@@ -262,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         meta["walk_splits"] = list(rec.walk_splits)
     if rec.opposite_anchors is not None:
         meta["opposite_anchors"] = rec.opposite_anchors
+    if rec.lone_anchors is not None:
+        meta["lone_anchors"] = rec.lone_anchors
     if args.data is not None:
         d = np.load(args.data)
         x = d["x"].astype(np.float32) / 255.0

@@ -230,12 +230,13 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
            keep_data: bool = False, log: Callable[[str], None] = print,
            house_share: float = HOUSE_SHARE, hand_walks: int | None = None,
            weight_bits: int = WEIGHT_BITS, walk_splits: tuple[int, ...] = (),
-           opposite_anchors: bool = False) -> dict:
+           opposite_anchors: bool = False, lone_anchors: bool = False) -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
     ``out/enroll_report.json``. ``weight_bits``: the enrolled reader's int8 weights in 8 bits
     or 7 (:data:`WEIGHT_BITS`). ``walk_splits`` and ``opposite_anchors``: the first hand
-    walk's extra places (:func:`vision.handwalk.hand_walk`), which the enrolled reader's
-    threshold is then set with (its ``.json`` names them)."""
+    walk's extra places (:func:`vision.handwalk.hand_walk`); ``lone_anchors``: the grid
+    around hands of one read corner before the walks (:func:`vision.handwalk.lone_walk`);
+    the enrolled reader's threshold is then set with them (its ``.json`` names them)."""
     if weight_bits not in (7, 8):
         raise EnrollError(f"weight bits must be 7 or 8, not {weight_bits}")
     if any(k < 3 for k in walk_splits):
@@ -294,6 +295,8 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
         meta.update(walk_splits=list(walk_splits))
     if opposite_anchors:
         meta.update(opposite_anchors=True)
+    if lone_anchors:
+        meta.update(lone_anchors=True)
     candidate.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     log(f"fine-tuned at {time.time() - t0:.0f} s; reading {frames} fresh frames of the house "
         f"deck with the bundled and the enrolled models")
@@ -314,7 +317,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     report["enrolled"]["model"] = READER_NAME
     report.update(deck=design.name, scenes=scenes, epochs=epochs, seed=seed, hand_walks=hand_walks,
                   walk_splits=list(walk_splits), opposite_anchors=opposite_anchors,
-                  weight_bits=weight_bits,
+                  lone_anchors=lone_anchors, weight_bits=weight_bits,
                   house_share=house_share, workers=workers, replay_aisleriot=aisleriot,
                   training=dict(zip(("reader", "gate"), histories, strict=True)),
                   seconds=round(time.time() - t0, 1))
@@ -499,6 +502,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--opposite-anchors", action="store_true",
                     help="in the first hand walk, each read corner also anchors at its "
                          "card's opposite index corner (cards laid turned half round)")
+    ap.add_argument("--lone-anchors", action="store_true",
+                    help="before the hand walks, look around each read corner of a hand no "
+                         "other corner of which was read, on a grid of hand steps")
     ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=WEIGHT_BITS,
                     help="bits of the enrolled reader's int8 weights: 7 runs faster on x86 "
                          "CPUs without VNNI, measured to read as 8 does (default %(default)s)")
@@ -515,7 +521,8 @@ def run(args: argparse.Namespace) -> dict:
     return enroll(args.deck, args.out, args.scenes, args.epochs, args.frames, args.workers,
                   args.seed, args.model, args.keep_data, house_share=args.house_share,
                   hand_walks=args.hand_walks, weight_bits=args.weight_bits,
-                  walk_splits=tuple(args.walk_splits), opposite_anchors=args.opposite_anchors)
+                  walk_splits=tuple(args.walk_splits), opposite_anchors=args.opposite_anchors,
+                  lone_anchors=args.lone_anchors)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,21 @@ SPLITS: tuple[int, ...] = ()
 #: about 1.3 times the time. A model's ``"opposite_anchors"`` sets it for its reads
 #: (``enroll-deck --opposite-anchors``).
 OPPOSITE_ANCHORS = False
+#: Whether, before the walks, an anchor that no other anchor turned alike lies a hand step
+#: from (or two) is looked around on a grid of hand steps (:func:`lone_walk`): the walk needs
+#: two read corners of a hand, and a hand of which one corner was read is not walked at all.
+LONE_ANCHORS = False
+#: ... the grid, in card widths along and card heights across (each both ways): the
+#: renderer's pitches (0.26-0.40 widths, 0.12-0.30 heights; rows 0.24-0.71 widths) at about
+#: the reader's reach apart ...
+LONE_GRID_U = (0.27, 0.34, 0.41)
+LONE_GRID_V = (0.13, 0.21, 0.29)
+LONE_ROW_U = (0.27, 0.35, 0.43, 0.51, 0.59, 0.67)
+#: ... and a step a grid point read as a card code found is walked on this many steps more,
+#: both ways along the hand (its pitch is roughly even; later walks place halfway points only).
+LONE_CHAIN = 4
+#: Anchors this close (card widths), turned alike, are one corner to :func:`lone_anchors`.
+LONE_SAME_CORNER = 0.15
 
 
 def hand_walk(frames: list[IndexFrame], probs: np.ndarray, beyond: bool = True,
@@ -139,10 +154,108 @@ def hand_walk(frames: list[IndexFrame], probs: np.ndarray, beyond: bool = True,
     return _new_places(placed, frames)
 
 
+def lone_anchors(frames: list[IndexFrame], probs: np.ndarray) -> list[int]:
+    """Indices of the frames read as card codes at :data:`ANCHOR_FLOOR` or more that no other
+    such frame turned alike lies one or two hand steps from (:func:`is_step`): the hands the
+    walk cannot walk. One a corner: the surest of those within :data:`LONE_SAME_CORNER`
+    card widths of each other, turned alike."""
+    best = probs[:, :52].max(1, initial=0.0)
+    keep = np.flatnonzero(best >= ANCHOR_FLOOR)
+    if not len(keep):
+        return []
+    keep = keep[np.argsort(-best[keep], kind="stable")]
+    points = np.array([frames[i].point for i in keep])
+    x_axes = np.array([frames[i].x_axis for i in keep])
+    y_axes = np.array([frames[i].y_axis for i in keep])
+    sizes = np.array([(frames[i].width, frames[i].height) for i in keep])
+    lone: list[int] = []
+    for k, i in enumerate(keep):
+        alike = (x_axes @ x_axes[k]) >= ALIKE
+        alike[k] = False
+        same = alike[:k] & (np.hypot(*(points[:k] - points[k]).T) < LONE_SAME_CORNER
+                            * sizes[k, 0])
+        if same.any():  # a surer read of this corner stands for it
+            continue
+        if alike.any():
+            d = points[alike] - points[k]
+            n = int(alike.sum())
+            u, v = axis_steps(np.repeat(x_axes[k:k + 1], n, 0), np.repeat(y_axes[k:k + 1], n, 0),
+                              np.full(n, sizes[k, 0]), np.full(n, sizes[k, 1]), d)
+            near = (np.hypot(u, v) > SAME_PLACE) & (is_step(u, v) | is_step(u / 2, v / 2))
+            if near.any():
+                continue
+        lone.append(int(i))
+    return lone
+
+
+def _grid_steps() -> np.ndarray:
+    """The grid of :func:`lone_walk`'s steps (card widths along, card heights across)."""
+    steps = [(u, v) for u in LONE_GRID_U for v in LONE_GRID_V]
+    steps = steps + [(u, -v) for u, v in steps] + [(u, 0.0) for u in LONE_ROW_U]
+    steps = np.array(steps)
+    return np.concatenate([steps, -steps])
+
+
+def lone_walk(frames: list[IndexFrame], probs: np.ndarray,
+              look: Callable[[list[IndexFrame]], tuple[list[IndexFrame], np.ndarray]]
+              ) -> tuple[list[IndexFrame], np.ndarray]:
+    """``frames`` and ``probs`` with candidates around the lone anchors
+    (:func:`lone_anchors`) on a grid of hand steps, read by ``look``; where a grid point is
+    read as a card code at :data:`ANCHOR_FLOOR` or more, its step from the anchor is walked on
+    :data:`LONE_CHAIN` steps both ways, and read too.
+
+    >>> x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    >>> def at(px, py=0.0): return IndexFrame(np.array([px, py]), x, y, 50.0, 70.0, False)
+    >>> corners = [(0.0, 0.0), (17.5, 10.0), (35.0, 20.0), (52.5, 30.0)]  # a hand of four
+    >>> def look(walked):  # a card's corner (within 4 px) reads as AS; anywhere else a reject
+    ...     on = [min(np.hypot(*(f.point - c)) for c in corners) < 4 for f in walked]
+    ...     return walked, np.array([np.eye(54)[0 if hit else 53] for hit in on])
+    >>> frames, probs = lone_walk([at(0.0)], np.eye(54)[:1], look)
+    >>> [[round(float(v), 1) for v in f.point] for f, p in zip(frames, probs) if p[0] == 1]
+    [[0.0, 0.0], [17.0, 9.1], [20.5, 9.1], [34.0, 18.2], [51.0, 27.3]]
+
+    (two grid points read the second card's corner; where their chains' points lie within
+    :data:`SAME_PLACE` of each other, the first one's are kept.)
+    """
+    lone = lone_anchors(frames, probs)
+    if not lone:
+        return frames, probs
+    steps = _grid_steps()
+    placed = []
+    for i in lone:
+        f = frames[i]
+        for u, v in steps:
+            placed.append((f.point + u * f.width * f.x_axis + v * f.height * f.y_axis, f))
+    walked = _new_places(placed, frames, among=False)
+    if not walked:
+        return frames, probs
+    added, added_probs = look(walked)
+    frames, probs = frames + added, np.concatenate([probs, added_probs])
+    # the grid's sure reads: a step of the lone anchor's hand, walked on both ways
+    sure = np.flatnonzero(added_probs[:, :52].max(1, initial=0.0) >= ANCHOR_FLOOR)
+    chained = []
+    for k in sure:
+        g = added[k]
+        owner = min(lone, key=lambda i: float(np.linalg.norm(frames[i].point - g.point)))
+        a = frames[owner]
+        if float(np.dot(a.x_axis, g.x_axis)) < ALIKE:
+            continue
+        d = g.point - a.point
+        chained += [(a.point + j * d, a) for j in range(2, LONE_CHAIN + 2)]
+        chained += [(a.point - j * d, a) for j in range(1, LONE_CHAIN + 1)]
+    more = _new_places(chained, frames)
+    if more:
+        added, added_probs = look(more)
+        frames, probs = frames + added, np.concatenate([probs, added_probs])
+    return frames, probs
+
+
 def walk(frames: list[IndexFrame], probs: np.ndarray,
          look: Callable[[list[IndexFrame]], tuple[list[IndexFrame], np.ndarray]],
          walks: int, splits: tuple[int, ...] | None = None,
-         opposite: bool | None = None) -> tuple[list[IndexFrame], np.ndarray]:
+         opposite: bool | None = None, lone: bool | None = None,
+         lone_look: Callable[[list[IndexFrame]], tuple[list[IndexFrame], np.ndarray]]
+         | None = None) -> tuple[list[IndexFrame], np.ndarray]:
     """Up to ``walks`` hand walks (:func:`hand_walk`) one after another, each anchored on the
     corners the ones before it read as well: in a hand of five whose first and last corners
     read, the first walk places the middle card and the second the two between. Only the
@@ -170,6 +283,8 @@ def walk(frames: list[IndexFrame], probs: np.ndarray,
     >>> placed[-3:]    # read(3)'s walks: the later ones halfway only (not -35 and 105 too)
     [[35.0], [17.5, 52.5], [26.25, 43.75]]
     """
+    if walks and (LONE_ANCHORS if lone is None else lone):
+        frames, probs = lone_walk(frames, probs, lone_look or look)
     for n in range(walks):
         walked = hand_walk(frames, probs, beyond=n == 0, splits=splits, opposite=opposite)
         if not walked:
@@ -202,9 +317,10 @@ def is_step(u: np.ndarray | float, v: np.ndarray | float,
 
 
 def _new_places(walked: list[tuple[np.ndarray, IndexFrame]],
-                frames: list[IndexFrame]) -> list[IndexFrame]:
+                frames: list[IndexFrame], among: bool = True) -> list[IndexFrame]:
     """The walked points as copies of their anchors, leaving out those within
-    :data:`SAME_PLACE` card widths of a frame turned alike, in ``frames`` or walked before."""
+    :data:`SAME_PLACE` card widths of a frame turned alike, in ``frames`` or (unless not
+    ``among``: a grid finer than that) walked before."""
     if not walked:
         return []
     places = np.array([point for point, _ in walked])
@@ -219,7 +335,7 @@ def _new_places(walked: list[tuple[np.ndarray, IndexFrame]],
     kept: list[int] = []
     for k in np.flatnonzero(~taken):
         point, anchor = walked[k]
-        if kept:
+        if kept and among:
             close = ((places[kept] - point) ** 2).sum(1) < np.array(
                 [(SAME_PLACE * f.width) ** 2 for f in out])
             if (close & (turns[kept] @ anchor.x_axis > 0.9)).any():

@@ -68,11 +68,12 @@ def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
     splits = handwalk.SPLITS if rec.walk_splits is None else rec.walk_splits
     opposite = (handwalk.OPPOSITE_ANCHORS if rec.opposite_anchors is None
                 else rec.opposite_anchors)
+    lone = handwalk.LONE_ANCHORS if rec.lone_anchors is None else rec.lone_anchors
     return {"model": rec.model_path.name, "model_sha256": file_sha256(rec.model_path),
             "gate_sha256": file_sha256(rec.gate_path) if rec.gate_path is not None else None,
             "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks,
             "walk_splits": list(splits), "opposite_anchors": bool(opposite),
-            "calibrated": calibrated}
+            "lone_anchors": bool(lone), "calibrated": calibrated}
 
 
 def save(path: Path, frames: list[tuple[np.ndarray, dict]], meta: dict) -> None:
@@ -108,8 +109,9 @@ def check_identity(meta: dict, identity: dict, path: Path) -> None:
 _IDENTITY_NAMES = {"model_sha256": "model", "gate_sha256": "gate", "look_scales": "look",
                    "hand_walks": "number of hand walks",
                    "walk_splits": "walk splits", "opposite_anchors": "opposite anchors",
+                   "lone_anchors": "lone anchors' grid",
                    "calibrated": "card size (a calibrated table's, or the frame's own)"}
 #: What files saved before a key was written were made with: one hand walk, no extra walk
 #: places, the frame's own card size.
 _BEFORE_THE_KEY = {"hand_walks": 1, "walk_splits": [], "opposite_anchors": False,
-                   "calibrated": False}
+                   "lone_anchors": False, "calibrated": False}

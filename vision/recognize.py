@@ -208,6 +208,7 @@ class Recognizer:
     rank_colour_threshold: float | None = None
     walk_splits: tuple[int, ...] | None = None
     opposite_anchors: bool | None = None
+    lone_anchors: bool | None = None
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None,
@@ -267,6 +268,14 @@ class Recognizer:
             raise ValueError(f"{meta_path}: opposite_anchors must be true or false, not "
                              f"{opposite!r}")
         self.opposite_anchors = opposite
+        #: Whether the hands of which one corner was read are looked around on a grid of hand
+        #: steps before the walks (:func:`vision.handwalk.lone_walk`), where the model's
+        #: ``"lone_anchors"`` says so (``enroll-deck --lone-anchors``); ``None``: the module's
+        #: default (no).
+        lone = meta.get("lone_anchors")
+        if lone is not None and not isinstance(lone, bool):
+            raise ValueError(f"{meta_path}: lone_anchors must be true or false, not {lone!r}")
+        self.lone_anchors = lone
         # "burst": the threshold, and the frames that must agree, at which fused reports of
         # bursts of up to "frames" frames keep the misread rule (chosen on calibration
         # bursts); without it only single frames are calibrated
@@ -433,8 +442,14 @@ class Recognizer:
             return walked, self.second_look(img, walked,
                                             self.first_look(extract_crops(img, walked)))
 
+        def look_grid(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
+            # a grid's points lie closer together than the refinement moves a copy
+            return walked, self.second_look(img, walked,
+                                            self.first_look(extract_crops(img, walked)))
+
         frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0,
-                             splits=self.walk_splits, opposite=self.opposite_anchors)
+                             splits=self.walk_splits, opposite=self.opposite_anchors,
+                             lone=self.lone_anchors, lone_look=look_grid)
         # a table's card sizes are not a hand's outline: cards are placed at them
         place = placement_scale(found, size, direct) if table is None else 1.0
         # the best class, its probability and the code mass of every candidate in three
