@@ -74,7 +74,9 @@ class _Worker:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _WORKER, str(tree.resolve()), str(directory), str(frames),
              str(core), "1" if calibrated else "0",
-             str(Path(model).resolve()) if model else ""], stdin=subprocess.PIPE,
+             # absolute, not resolved: a model linked into a directory of its own reads the
+             # .json beside the link (another gate, walk places), not the target's
+             str(Path(model).absolute()) if model else ""], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True, cwd=str(tree), env={**os.environ, "PYTHONPATH": ""})
         first = self.proc.stdout.readline()
         if not first.strip():

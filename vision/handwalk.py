@@ -8,7 +8,9 @@ refinement do not always reach it (of the cards without a candidate on the label
 calibration frames, most are covered cards of hands of three or more). Two index corners
 read as cards, turned alike, one hand step apart, put a third a step beyond either; two
 steps apart, one halfway between; and the corners so read anchor the next walk
-(:func:`walk`).
+(:func:`walk`). A hand of which one corner alone was read has no pair to walk from: where a
+model asks for it (``"lone_anchors"``), such a corner is first looked around on a grid of
+hand steps, and a step found there is walked on along the hand (:func:`lone_walk`).
 """
 
 from __future__ import annotations
