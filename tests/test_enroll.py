@@ -116,6 +116,8 @@ def test_enrollment_refuses_a_negative_number_of_hand_walks(deck_dir: Path,
         enroll(str(deck_dir), tmp_path / "out", weight_bits=6)
     with pytest.raises(EnrollError, match="walk splits"):
         enroll(str(deck_dir), tmp_path / "out", walk_splits=(2,))
+    with pytest.raises(EnrollError, match="lone anchors"):
+        enroll(str(deck_dir), tmp_path / "out", lone_anchors="sometimes")
     assert not (tmp_path / "out").exists()
 
 
@@ -187,7 +189,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     lines: list[str] = []
     report = enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1,
                     log=lines.append, hand_walks=2, walk_splits=(3,), opposite_anchors=True,
-                    lone_anchors=True)
+                    lone_anchors="calibrated")
     meta = json.loads((out / READER_NAME).with_suffix(".json").read_text())
     bundled = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     assert meta["gate"] == GATE_NAME and (out / GATE_NAME).is_file()
@@ -199,7 +201,7 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert meta["hand_walks"] == report["hand_walks"] == 2  # its threshold was set with them
     assert meta["walk_splits"] == report["walk_splits"] == [3]   # and with these places
     assert meta["opposite_anchors"] is report["opposite_anchors"] is True
-    assert meta["lone_anchors"] is report["lone_anchors"] is True
+    assert meta["lone_anchors"] == report["lone_anchors"] == "calibrated"
     assert meta["weight_bits"] == report["weight_bits"] == WEIGHT_BITS
     assert report["enrolled"]["threshold"] == meta["threshold"]
     assert report["bundled"]["threshold"] == bundled["threshold"]
@@ -232,7 +234,8 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     rec = Recognizer(out / READER_NAME)
     assert rec.threshold == meta["threshold"] and rec.gate_session is not None
     assert rec.rank_colour_threshold is None and rec.hand_walks == 2
-    assert rec.walk_splits == (3,) and rec.opposite_anchors is True and rec.lone_anchors
+    assert rec.walk_splits == (3,) and rec.opposite_anchors is True
+    assert rec.lone_anchors == "calibrated"
     assert rec.calibrated_threshold is None
     img, _ = render_table({"seat1": ["QH", "TS"]}, np.random.default_rng(5),
                           design=f"deck:{deck_dir}")

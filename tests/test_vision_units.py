@@ -1097,7 +1097,8 @@ def test_walk_splits_and_opposite_anchors_are_the_models_and_name_its_reads(tmp_
 def test_lone_anchors_are_the_models_and_name_its_reads(tmp_path) -> None:
     """``"lone_anchors"`` in a model's metadata has its reads look around the hands of which
     one corner was read (:func:`vision.handwalk.lone_walk`) before the walks: more
-    candidates, and the cards read without it still read. Reads saved without it are refused
+    candidates, and the cards read without it still read; ``"calibrated"`` only at a
+    calibrated table's card sizes. Reads saved without it are refused
     by a reader making them (files from before the key: none); a malformed value is refused."""
     import json
     import shutil
@@ -1109,9 +1110,10 @@ def test_lone_anchors_are_the_models_and_name_its_reads(tmp_path) -> None:
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
     shutil.copy(DEFAULT_MODEL.parent / meta["gate"], tmp_path / meta["gate"])
-    img, _ = render_table({"seat1": ["4S", "9H", "KC", "2D", "7S"], "seat3": ["QH", "5C", "AD"],
-                           "seat5": ["6H", "TC", "3S", "8D", "JS"], "dealer": ["8C", "JD"]},
-                          np.random.default_rng(11), design="proc:0:1031")
+    img, labels = render_table({"seat1": ["4S", "9H", "KC", "2D", "7S"],
+                                "seat3": ["QH", "5C", "AD"],
+                                "seat5": ["6H", "TC", "3S", "8D", "JS"], "dealer": ["8C", "JD"]},
+                               np.random.default_rng(11), design="proc:0:1031")
     plain = Recognizer(DEFAULT_MODEL)
     assert plain.lone_anchors is None
     (tmp_path / "m.json").write_text(json.dumps({**meta, "lone_anchors": True}))
@@ -1126,9 +1128,21 @@ def test_lone_anchors_are_the_models_and_name_its_reads(tmp_path) -> None:
     before = {k: v for k, v in made.items() if k != "lone_anchors"}
     with pytest.raises(ValueError, match="lone anchors"):
         readsfile.check_identity(before, made, tmp_path / "r.npz")
-    (tmp_path / "m.json").write_text(json.dumps({**meta, "lone_anchors": 1}))
-    with pytest.raises(ValueError, match="lone_anchors"):
-        Recognizer(tmp_path / "m.onnx")
+    # "calibrated": at a calibrated table's card sizes only
+    from vision.tablesize import from_labels
+
+    (tmp_path / "m.json").write_text(json.dumps({**meta, "lone_anchors": "calibrated"}))
+    cal = Recognizer(tmp_path / "m.onnx")
+    assert cal.lone_walk(False) is False and cal.lone_walk(True) is True
+    assert len(cal.read(img)) == len(plain.read(img))
+    assert readsfile.reader_identity(cal)["lone_anchors"] is False
+    assert readsfile.reader_identity(cal, calibrated=True)["lone_anchors"] is True
+    table = from_labels(labels)
+    assert len(cal.read(img, table)) == len(rec.read(img, table)) > len(plain.read(img, table))
+    for bad in (1, "always"):
+        (tmp_path / "m.json").write_text(json.dumps({**meta, "lone_anchors": bad}))
+        with pytest.raises(ValueError, match="lone_anchors"):
+            Recognizer(tmp_path / "m.onnx")
 
 
 def test_training_draws_no_excluded_or_validation_design() -> None:

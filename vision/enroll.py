@@ -230,18 +230,21 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
            keep_data: bool = False, log: Callable[[str], None] = print,
            house_share: float = HOUSE_SHARE, hand_walks: int | None = None,
            weight_bits: int = WEIGHT_BITS, walk_splits: tuple[int, ...] = (),
-           opposite_anchors: bool = False, lone_anchors: bool = False) -> dict:
+           opposite_anchors: bool = False, lone_anchors: bool | str = False) -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
     ``out/enroll_report.json``. ``weight_bits``: the enrolled reader's int8 weights in 8 bits
     or 7 (:data:`WEIGHT_BITS`). ``walk_splits`` and ``opposite_anchors``: the first hand
     walk's extra places (:func:`vision.handwalk.hand_walk`); ``lone_anchors``: the grid
-    around hands of one read corner before the walks (:func:`vision.handwalk.lone_walk`);
-    the enrolled reader's threshold is then set with them (its ``.json`` names them)."""
+    around hands of one read corner before the walks (:func:`vision.handwalk.lone_walk`),
+    ``True`` for every read or ``"calibrated"`` for reads at a calibrated table's sizes only;
+    the enrolled reader's thresholds are then set with them (its ``.json`` names them)."""
     if weight_bits not in (7, 8):
         raise EnrollError(f"weight bits must be 7 or 8, not {weight_bits}")
     if any(k < 3 for k in walk_splits):
         raise EnrollError(f"walk splits are hand steps between two anchors, 3 or more, not "
                           f"{list(walk_splits)}")
+    if lone_anchors not in (False, True, "calibrated"):
+        raise EnrollError(f"lone anchors are true, false or 'calibrated', not {lone_anchors!r}")
     if hand_walks is not None:
         enrolled_hand_walks({}, hand_walks)  # a bad number is refused before any work
     is_dir = "/" in deck or Path(deck).is_dir()
@@ -296,7 +299,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     if opposite_anchors:
         meta.update(opposite_anchors=True)
     if lone_anchors:
-        meta.update(lone_anchors=True)
+        meta.update(lone_anchors=lone_anchors)
     candidate.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     log(f"fine-tuned at {time.time() - t0:.0f} s; reading {frames} fresh frames of the house "
         f"deck with the bundled and the enrolled models")
@@ -502,12 +505,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--opposite-anchors", action="store_true",
                     help="in the first hand walk, each read corner also anchors at its "
                          "card's opposite index corner (cards laid turned half round)")
-    ap.add_argument("--lone-anchors", action="store_true",
+    ap.add_argument("--lone-anchors", choices=("calibrated", "always"), default=None,
                     help="before the hand walks, look around each read corner of a hand no "
-                         "other corner of which was read, on a grid of hand steps (measured: "
-                         "+1 to +1.4 points at a calibrated table's card sizes; at the frame's "
-                         "own sizes one deck of three read fewer; about 1.25 times a frame's "
-                         "time)")
+                         "other corner of which was read, on a grid of hand steps: for reads "
+                         "at a calibrated table's card sizes only, or always (measured: +1 to "
+                         "+1.4 points of three decks at a calibrated table's sizes, the rule "
+                         "kept; at the frame's own sizes one deck of three read fewer; about "
+                         "1.25 times a frame's time)")
     ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=WEIGHT_BITS,
                     help="bits of the enrolled reader's int8 weights: 7 runs faster on x86 "
                          "CPUs without VNNI, measured to read as 8 does (default %(default)s)")
@@ -525,7 +529,8 @@ def run(args: argparse.Namespace) -> dict:
                   args.seed, args.model, args.keep_data, house_share=args.house_share,
                   hand_walks=args.hand_walks, weight_bits=args.weight_bits,
                   walk_splits=tuple(args.walk_splits), opposite_anchors=args.opposite_anchors,
-                  lone_anchors=args.lone_anchors)
+                  lone_anchors={"calibrated": "calibrated", "always": True}.get(
+                      args.lone_anchors, False))
 
 
 if __name__ == "__main__":

@@ -72,6 +72,11 @@ OPPOSITE_ANCHORS = False
 #: Whether, before the walks, an anchor that no other anchor turned alike lies a hand step
 #: from (or two) is looked around on a grid of hand steps (:func:`lone_walk`): the walk needs
 #: two read corners of a hand, and a hand of which one corner was read is not walked at all.
+#: Off: on the held-out typefaces about 2 points more at every threshold, but misreads enough
+#: to move the bundled reader's rule to 0.999; a model's ``"lone_anchors"`` sets it (an
+#: enrolled deck's, ``enroll-deck --lone-anchors calibrated``: at a calibrated table's sizes
+#: three decks read 1.0-1.4 points more, the rule kept; ``models/cards_v5.md``, thirty-fourth
+#: session).
 LONE_ANCHORS = False
 #: ... the grid, in card widths along and card heights across (each both ways): the
 #: renderer's pitches (0.26-0.40 widths, 0.12-0.30 heights; rows 0.24-0.71 widths) at about

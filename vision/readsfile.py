@@ -68,7 +68,8 @@ def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
     splits = handwalk.SPLITS if rec.walk_splits is None else rec.walk_splits
     opposite = (handwalk.OPPOSITE_ANCHORS if rec.opposite_anchors is None
                 else rec.opposite_anchors)
-    lone = handwalk.LONE_ANCHORS if rec.lone_anchors is None else rec.lone_anchors
+    lone = rec.lone_walk(calibrated)
+    lone = handwalk.LONE_ANCHORS if lone is None else lone
     return {"model": rec.model_path.name, "model_sha256": file_sha256(rec.model_path),
             "gate_sha256": file_sha256(rec.gate_path) if rec.gate_path is not None else None,
             "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks,

@@ -208,7 +208,7 @@ class Recognizer:
     rank_colour_threshold: float | None = None
     walk_splits: tuple[int, ...] | None = None
     opposite_anchors: bool | None = None
-    lone_anchors: bool | None = None
+    lone_anchors: bool | str | None = None
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None,
@@ -270,11 +270,15 @@ class Recognizer:
         self.opposite_anchors = opposite
         #: Whether the hands of which one corner was read are looked around on a grid of hand
         #: steps before the walks (:func:`vision.handwalk.lone_walk`), where the model's
-        #: ``"lone_anchors"`` says so (``enroll-deck --lone-anchors``); ``None``: the module's
-        #: default (no).
+        #: ``"lone_anchors"`` says so (``enroll-deck --lone-anchors``): ``true`` always,
+        #: ``"calibrated"`` only for reads at a calibrated table's card sizes (where three
+        #: enrolled decks read more with them and kept the rule; at the frame's own sizes one
+        #: of them did not, ``models/cards_v5.md``, thirty-fourth session); ``None``: the
+        #: module's default (no).
         lone = meta.get("lone_anchors")
-        if lone is not None and not isinstance(lone, bool):
-            raise ValueError(f"{meta_path}: lone_anchors must be true or false, not {lone!r}")
+        if lone is not None and not isinstance(lone, bool) and lone != "calibrated":
+            raise ValueError(f"{meta_path}: lone_anchors must be true, false or "
+                             f"\"calibrated\", not {lone!r}")
         self.lone_anchors = lone
         # "burst": the threshold, and the frames that must agree, at which fused reports of
         # bursts of up to "frames" frames keep the misread rule (chosen on calibration
@@ -449,7 +453,7 @@ class Recognizer:
 
         frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0,
                              splits=self.walk_splits, opposite=self.opposite_anchors,
-                             lone=self.lone_anchors, lone_look=look_grid)
+                             lone=self.lone_walk(table is not None), lone_look=look_grid)
         # a table's card sizes are not a hand's outline: cards are placed at them
         place = placement_scale(found, size, direct) if table is None else 1.0
         # the best class, its probability and the code mass of every candidate in three
@@ -459,6 +463,14 @@ class Recognizer:
         return [_Read(c, p, m, f, place, k, q) for c, p, m, f, k, q in zip(
             probs.argmax(1).tolist(), best, mass, frames, rc.argmax(1).tolist(),
             rc.max(1).tolist(), strict=True)], found, direct
+
+    def lone_walk(self, calibrated: bool) -> bool | None:
+        """Whether reads at the frame's own card sizes (or, ``calibrated``, at a calibrated
+        table's) look around the hands of one read corner (:attr:`lone_anchors`); ``None``:
+        as :data:`vision.handwalk.LONE_ANCHORS` says."""
+        if self.lone_anchors == "calibrated":
+            return calibrated
+        return self.lone_anchors
 
     def pick_size(self, img: np.ndarray, found: Outline) -> int:
         """Which card-size hypothesis of ``found`` to read the frame at (index into
