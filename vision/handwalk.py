@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.proposals import IndexFrame, axis_steps
+from vision.proposals import IndexFrame, axis_steps, card_steps
 
 #: Reads of a card code at least this probable anchor a hand walk (only their places count).
 ANCHOR_FLOOR = 0.9
@@ -173,21 +173,16 @@ def lone_anchors(frames: list[IndexFrame], probs: np.ndarray) -> list[int]:
     keep = keep[np.argsort(-best[keep], kind="stable")]
     points = np.array([frames[i].point for i in keep])
     x_axes = np.array([frames[i].x_axis for i in keep])
-    y_axes = np.array([frames[i].y_axis for i in keep])
-    sizes = np.array([(frames[i].width, frames[i].height) for i in keep])
     lone: list[int] = []
     for k, i in enumerate(keep):
         alike = (x_axes @ x_axes[k]) >= ALIKE
         alike[k] = False
         same = alike[:k] & (np.hypot(*(points[:k] - points[k]).T) < LONE_SAME_CORNER
-                            * sizes[k, 0])
+                            * frames[i].width)
         if same.any():  # a surer read of this corner stands for it
             continue
         if alike.any():
-            d = points[alike] - points[k]
-            n = int(alike.sum())
-            u, v = axis_steps(np.repeat(x_axes[k:k + 1], n, 0), np.repeat(y_axes[k:k + 1], n, 0),
-                              np.full(n, sizes[k, 0]), np.full(n, sizes[k, 1]), d)
+            u, v = card_steps(frames[i], points[alike] - points[k])
             near = (np.hypot(u, v) > SAME_PLACE) & (is_step(u, v) | is_step(u / 2, v / 2))
             if near.any():
                 continue

@@ -315,15 +315,26 @@ def split_neighbours(group: list[_Read]) -> list[list[_Read]] | None:
     >>> split_neighbours([read("3C", 0), read("KH", 6)]) is None   # 0.1 card widths apart
     True
     """
+    parts, clashing = _code_parts(group)
+    return None if clashing else parts
+
+
+def _code_parts(group: list[_Read]) -> tuple[list[list[_Read]], set[int]]:
+    """``group``'s reads by code (each part best first, in the order of its best read) and
+    the indices of the parts whose cards (:func:`_card_quad`) lie within :data:`SPLIT_GAP`
+    card widths of another part's."""
     parts: dict[int, list[_Read]] = {}
     for r in group:
         parts.setdefault(r.cls, []).append(r)
-    centres = [(_card_quad(p).mean(0), min(r.frame.width for r in p)) for p in parts.values()]
+    values = list(parts.values())
+    centres = [(_card_quad(p).mean(0), min(r.frame.width for r in p)) for p in values]
+    clashing: set[int] = set()
     for i, (ci, wi) in enumerate(centres):
-        for cj, wj in centres[i + 1:]:
+        for j in range(i + 1, len(centres)):
+            cj, wj = centres[j]
             if np.linalg.norm(ci - cj) < SPLIT_GAP * min(wi, wj):
-                return None
-    return list(parts.values())
+                clashing.update((i, j))
+    return values, clashing
 
 
 def clear_of_clashes(group: list[_Read]) -> tuple[list[list[_Read]], _Read]:
@@ -343,17 +354,7 @@ def clear_of_clashes(group: list[_Read]) -> tuple[list[list[_Read]], _Read]:
     >>> [[CLASSES[r.cls] for r in p] for p in clear], CLASSES[refused.cls]
     ([['5S']], '5D')
     """
-    parts: dict[int, list[_Read]] = {}
-    for r in group:
-        parts.setdefault(r.cls, []).append(r)
-    values = list(parts.values())
-    centres = [(_card_quad(p).mean(0), min(r.frame.width for r in p)) for p in values]
-    clashing = set()
-    for i, (ci, wi) in enumerate(centres):
-        for j in range(i + 1, len(centres)):
-            cj, wj = centres[j]
-            if np.linalg.norm(ci - cj) < SPLIT_GAP * min(wi, wj):
-                clashing.update((i, j))
+    values, clashing = _code_parts(group)
     clear = [p for k, p in enumerate(values) if k not in clashing]
     refused = max((values[k][0] for k in clashing), key=lambda r: r.prob)
     return clear, refused

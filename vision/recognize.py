@@ -438,18 +438,16 @@ class Recognizer:
                                 self.first_look(extract_crops(img, frames[len(known):]))])
         probs = self.second_look(img, frames, probs)
 
+        def look_grid(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
+            # (a grid's points lie closer together than the refinement moves a copy)
+            return walked, self.second_look(img, walked,
+                                            self.first_look(extract_crops(img, walked)))
+
         def look(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
             # their moved copies are kept even within 0.1 card widths of a candidate:
             # dropping those (as the proposals do) read 0.45 points fewer cards of the
             # calibration frames, saving 1.6 ms
-            walked = walked + refine(img, walked, grads)
-            return walked, self.second_look(img, walked,
-                                            self.first_look(extract_crops(img, walked)))
-
-        def look_grid(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
-            # a grid's points lie closer together than the refinement moves a copy
-            return walked, self.second_look(img, walked,
-                                            self.first_look(extract_crops(img, walked)))
+            return look_grid(walked + refine(img, walked, grads))
 
         frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0,
                              splits=self.walk_splits, opposite=self.opposite_anchors,
