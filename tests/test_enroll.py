@@ -242,6 +242,70 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert set(rec.recognize(img)) >= {"cards", "face_down", "unreadable"}
 
 
+@pytest.mark.slow
+def test_an_enrollment_killed_after_training_resumes_without_rendering_or_training_again(
+        deck_dir: Path, tmp_path: Path) -> None:
+    """kill -9 once the reader's fine-tune is recorded; the rerun reuses the scene chunks and
+    the reader as they were (same bytes, not rewritten), trains only the gate, and finishes;
+    a rerun after a finished --keep-data run with another walk setting trains nothing."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import os
+    import signal
+    import time
+
+    from vision.enroll import READER_NAME, STEPS_NAME, enroll
+
+    out = tmp_path / "enrolled"
+    steps = out / "work" / STEPS_NAME
+    args = [str(deck_dir), "--out", str(out), "--scenes", "6", "--epochs", "1",
+            "--frames", "2", "--workers", "1"]
+    proc = subprocess.Popen([sys.executable, "-m", "vision.enroll", *args], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if steps.is_file() and "fine-tune reader" in steps.read_text():
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the enrollment finished or died before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)  # the spawned workers too
+    proc.wait()
+    assert not (out / READER_NAME).exists()  # no model before its threshold is set
+    made = {p.name: (p.stat().st_mtime_ns, p.read_bytes())
+            for p in [*(out / "work").glob("*.npz"), out / "work" / "reader_float.onnx"]}
+    assert sorted(made) == ["cal.npz", "data0.npz", "reader_float.onnx"]
+
+    lines: list[str] = []
+    report = enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1,
+                    log=lines.append, keep_data=True)
+    assert any(line.startswith("resuming: 2 of 2 scene chunks") for line in lines), lines
+    assert any("the reader was fine-tuned" in line for line in lines), lines
+    assert not any("the gate was fine-tuned" in line for line in lines), lines  # killed first
+    for name, (mtime, data) in made.items():
+        p = out / "work" / name
+        assert (p.stat().st_mtime_ns, p.read_bytes()) == (mtime, data), name
+    # the reader's training history comes back from the record, as the first run saw it
+    assert len(report["training"]["reader"]) == 2 and len(report["training"]["gate"]) == 2
+    assert (out / READER_NAME).is_file()
+
+    # kept: another walk setting only sets the thresholds again
+    lines.clear()
+    again = enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1,
+                   log=lines.append, keep_data=True, lone_anchors="calibrated")
+    assert sum("was fine-tuned with these settings" in line for line in lines) == 2, lines
+    assert again["training"] == report["training"]
+    assert json.loads((out / READER_NAME).with_suffix(".json").read_text())[
+        "lone_anchors"] == "calibrated"
+
+    # another seed is another enrollment: rendered and trained again, nothing resumed
+    lines.clear()
+    enroll(str(deck_dir), out, scenes=6, epochs=1, frames=2, workers=1, seed=2,
+           log=lines.append)
+    assert not any(line.startswith("resuming") for line in lines), lines
+    assert not steps.exists() and not list((out / "work").glob("*.npz"))
+
+
 def test_seven_bit_weights_run_exactly_on_the_fast_kernels(tmp_path: Path) -> None:
     """``quantize(..., reduce_range=True)`` (``enroll-deck --weight-bits 7``): every int8
     weight within +-64, and onnxruntime's default session (the fast U8S8 kernels, which

@@ -43,12 +43,16 @@ Written to ``DIR``: ``cards_house.onnx`` + ``cards_house.json`` (threshold, gate
 and ``gate_house.onnx`` (use with ``--model DIR/cards_house.onnx``, or ``[camera] model`` in
 the table's TOML), and ``enroll_report.json``, the bundled and the enrolled models on the
 same house frames; the models appear there only once the threshold is set (an interrupted
-enrollment leaves only ``DIR/work``: run it again). Needs the ``train`` extra (torch, onnx)
-and, for the replay scenes' aisleriot designs, ``gnome-cards-data`` and ``rsvg-convert``
-(without them the replay uses procedural decks only). Two cores took 10 minutes for 1000
-scenes and 600 frames; the defaults (1200 and 1000) take about 15-20 minutes
-(the fresh frames read three times since the twenty-ninth session: 1239 s of them on an
-AVX2 EPYC, against 665 s before).
+enrollment leaves only ``DIR/work``: run it again with the same settings and it resumes after
+its last finished step, each scene chunk and each fine-tune being recorded in
+``DIR/work/steps.json`` with what it was made from, :mod:`vision.steplog`; ``--keep-data``
+keeps them after a finished run too, so that the same deck can be enrolled again with other
+walk settings, which only the threshold step reads, without rendering or training again).
+Needs the ``train`` extra (torch, onnx) and, for the replay scenes' aisleriot designs,
+``gnome-cards-data`` and ``rsvg-convert`` (without them the replay uses procedural decks
+only). Two cores took 10 minutes for 1000 scenes and 600 frames; the defaults (1200 and
+1000) take about 15-20 minutes (the fresh frames read three times since the twenty-ninth
+session: 1239 s of them on an AVX2 EPYC, against 665 s before).
 
 An enrolled reader is for its deck: on other designs it misreads more often than the bundled
 one (measured in ``models/cards_v4.md``, "Tenth session").
@@ -63,12 +67,14 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
 from vision.designs import AISLERIOT_DIR, TRAIN_AISLERIOT, cache_dir, get_design
 from vision.recognize import DEFAULT_MODEL, HAND_WALKS
+from vision.steplog import StepLog, file_digest
 
 #: Share of the enrollment scenes drawn with the house deck; the rest replay training designs.
 #: ``plastic`` enrolled (`models/cards_v4.md`, "Tenth session"): 1000 scenes at 0.7
@@ -76,6 +82,9 @@ from vision.recognize import DEFAULT_MODEL, HAND_WALKS
 #: designs with 9 and 5 misreads (the bundled reader: 3), so 0.5 and 1200 scenes.
 HOUSE_SHARE = 0.5
 READER_NAME, GATE_NAME = "cards_house.onnx", "gate_house.onnx"
+#: The finished steps of an enrollment in ``OUT/work`` (:mod:`vision.steplog`), for a rerun
+#: of an interrupted one to resume from.
+STEPS_NAME = "steps.json"
 #: Bits of the enrolled reader's int8 weights: in 7 (within +-64) the pairwise sums of the
 #: fast U8S8 kernels of x86 CPUs without VNNI fit their 16-bit lanes, so such a CPU runs it
 #: on them instead of the slower exact U8U8 ones (:mod:`vision.kernels`); 8 uses the full
@@ -140,11 +149,14 @@ def _render_chunk(job: tuple[str, float, bool, int, int, str]) -> str:
 
 
 def render_data(house: str, work: Path, scenes: int, seed: int, workers: int,
-                share: float = HOUSE_SHARE,
-                aisleriot: bool | None = None) -> tuple[list[Path], Path]:
+                share: float = HOUSE_SHARE, aisleriot: bool | None = None,
+                steps: StepLog | None = None, log: Callable[[str], None] = print
+                ) -> tuple[list[Path], Path]:
     """Training chunks (one per worker) and a calibration chunk of enrollment scenes. Each
     chunk is seeded by its number: the same ``seed``, ``workers`` and ``aisleriot`` (default:
-    whether aisleriot designs can be drawn here) render the same scenes."""
+    whether aisleriot designs can be drawn here) render the same scenes. With ``steps``, a
+    chunk it records as rendered with the same settings is kept, and each chunk rendered
+    is recorded as it finishes (:func:`chunk_key`)."""
     work.mkdir(parents=True, exist_ok=True)
     if aisleriot is None:
         aisleriot = _aisleriot_available()
@@ -154,12 +166,48 @@ def render_data(house: str, work: Path, scenes: int, seed: int, workers: int,
             for k, c in enumerate(per) if c > 0]
     jobs.append((house, share, aisleriot, max(scenes // 10, 4), seed * 100 + 99,
                  str(work / "cal.npz")))
-    # spawned, not forked: a fork of a process whose OpenCV threads have run can deadlock
-    with mp.get_context("spawn").Pool(min(n, len(jobs))) as pool:
-        done = [Path(p) for p in pool.map(_render_chunk, jobs, chunksize=1)]
-        pool.close()  # let the workers exit (the context's terminate() would kill them)
-        pool.join()
+    keys = {job[-1]: chunk_key(job) for job in jobs}
+    todo = [job for job in jobs
+            if steps is None
+            or not steps.done(_chunk_step(job[-1]), keys[job[-1]], [Path(job[-1])])]
+    if steps is not None and len(todo) < len(jobs):
+        log(f"resuming: {len(jobs) - len(todo)} of {len(jobs)} scene chunks already rendered "
+            f"with these settings ({steps.path})")
+    if todo:
+        # spawned, not forked: a fork of a process whose OpenCV threads have run can deadlock
+        with mp.get_context("spawn").Pool(min(n, len(todo))) as pool:
+            for out in pool.imap_unordered(_render_chunk, todo):
+                if steps is not None:  # each chunk kept as soon as it is whole
+                    steps.record(_chunk_step(out), keys[out], [Path(out)])
+            pool.close()  # let the workers exit (the context's terminate() would kill them)
+            pool.join()
+    done = [Path(job[-1]) for job in jobs]
     return done[:-1], done[-1]
+
+
+def chunk_key(job: tuple[str, float, bool, int, int, str]) -> dict:
+    """What a scene chunk depends on: the house deck (a deck directory by the digest of its
+    files too, for its cards may be rescanned under the same name), the house share, the
+    replay designs, the number of scenes and the seed, and this package's version."""
+    house, share, aisleriot, scenes, seed, _ = job
+    key = {"house": house, "share": share, "aisleriot": aisleriot, "scenes": scenes,
+           "seed": seed, "version": _version()}
+    if house.startswith("deck:"):
+        folder = Path(house[len("deck:"):])
+        key["deck_files"] = {p.name: file_digest(p) for p in sorted(folder.iterdir())
+                             if p.is_file()}
+    return key
+
+
+def _chunk_step(out: str) -> str:
+    return f"render {Path(out).name}"
+
+
+def _version() -> str:
+    try:
+        return metadata.version("monster-match")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        return "source"
 
 
 def infer_arch(model: Path) -> str:
@@ -267,7 +315,9 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     log(f"enrolling {design.name}: rendering {scenes} scenes ({house_share:.0%} house deck) "
         f"with {workers} processes")
     aisleriot = _aisleriot_available()
-    data, cal = render_data(house, work, scenes, seed, workers, house_share, aisleriot)
+    steps = StepLog(work / STEPS_NAME)
+    data, cal = render_data(house, work, scenes, seed, workers, house_share, aisleriot,
+                            steps=steps, log=log)
     log(f"rendered in {time.time() - t0:.0f} s; fine-tuning the reader and the gate "
         f"({epochs} epochs each)")
     float_reader = work / "reader_float.onnx"
@@ -280,10 +330,19 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
          "init": str(base_gate), "label_smoothing": 0.02, "reject_fraction": 1.0,
          "threads": workers},
     ]
-    with mp.get_context("spawn").Pool(1) as pool:
-        histories = [pool.apply(_fine_tune, (job,))["history"] for job in jobs]
-        pool.close()
-        pool.join()
+    histories = []
+    for name, job in zip(("reader", "gate"), jobs, strict=True):
+        key = fine_tune_key(job, steps)
+        if steps.done(f"fine-tune {name}", key, [Path(job["out"])]):
+            log(f"resuming: the {name} was fine-tuned with these settings ({steps.path})")
+            histories.append(steps.info(f"fine-tune {name}"))
+            continue
+        with mp.get_context("spawn").Pool(1) as pool:
+            history = pool.apply(_fine_tune, (job,))["history"]
+            pool.close()
+            pool.join()
+        steps.record(f"fine-tune {name}", key, [Path(job["out"])], info=history)
+        histories.append(history)
     from vision.quantize import quantize
 
     # the candidate reads its house frames from OUT/work under its own name; OUT gets the
@@ -325,7 +384,8 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
                   training=dict(zip(("reader", "gate"), histories, strict=True)),
                   seconds=round(time.time() - t0, 1))
     reader = out / READER_NAME
-    os.replace(work / GATE_NAME, out / GATE_NAME)
+    # a kept gate stays in work too, for a rerun to find its fine-tune finished
+    (shutil.copy2 if keep_data else os.replace)(work / GATE_NAME, out / GATE_NAME)
     os.replace(candidate, reader)
     candidate.with_suffix(".json").unlink()
     reader.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
@@ -333,7 +393,19 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     if not keep_data:
         for p in [*data, cal, work / "house_reads.npz"]:
             p.unlink(missing_ok=True)
+        steps.forget()  # nothing left to resume from
     return report
+
+
+def fine_tune_key(job: dict, steps: StepLog) -> dict:
+    """What a fine-tune's model depends on: its settings, the model it starts from (by
+    digest) and the keys its scene chunks were rendered with (so re-rendered scenes retrain
+    it)."""
+    key = {k: v for k, v in job.items() if k not in ("out", "log", "data", "cal", "init")}
+    key.update(init=file_digest(Path(job["init"])), version=_version(),
+               data=[steps.key(_chunk_step(p)) for p in job["data"]],
+               cal=steps.key(_chunk_step(job["cal"])))
+    return key
 
 
 def _sweep_and_pick(house: str, reader: Path, base: Path, base_threshold: float,
@@ -516,7 +588,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="bits of the enrolled reader's int8 weights: 7 runs faster on x86 "
                          "CPUs without VNNI, measured to read as 8 does (default %(default)s)")
     ap.add_argument("--keep-data", action="store_true",
-                    help="keep the rendered training crops in OUT/work")
+                    help="keep the rendered training crops and fine-tuned models in OUT/work: "
+                         "a rerun with the same settings (other walk settings allowed) "
+                         "only sets the thresholds again")
 
 
 def run(args: argparse.Namespace) -> dict:
