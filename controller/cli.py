@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import select
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -62,6 +65,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader of our output left (``| head``): stop quietly, as a shell tool does; a
+        # broken pipe anywhere else (a device's socket) is a real error
+        if not _stdout_gone():
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 128 + signal.SIGPIPE
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reading end has been closed."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no such fd, or no poll on this system
+        return False
 
 
 if __name__ == "__main__":

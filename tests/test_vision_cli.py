@@ -173,3 +173,36 @@ def test_vision_eval_refuses_a_directory_without_labels(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vision-eval", str(tmp_path)]) == 2
     assert "no labelled images" in capsys.readouterr().err
+
+
+def test_output_piped_into_a_reader_that_leaves_stops_quietly() -> None:
+    """``recognize --json ... | head -1``: the first line arrives whole, then the command
+    stops with SIGPIPE's status and no traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "recognize", "--json",
+                             str(SAMPLES), str(SAMPLES)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=SAMPLES.parent)
+    first = json.loads(proc.stdout.readline())
+    proc.stdout.close()  # the reader leaves after one line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert first["cards"] and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_a_broken_pipe_that_is_not_our_output_is_still_an_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A device's socket closing under a command is not a reader leaving: it propagates."""
+    import argparse
+
+    import controller.cli as cli
+
+    def broken(args: argparse.Namespace) -> int:
+        raise BrokenPipeError("socket closed by the table board")
+
+    parser = argparse.ArgumentParser(prog="monster-match")
+    parser.add_subparsers(dest="command").add_parser("serve").set_defaults(func=broken)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    with pytest.raises(BrokenPipeError, match="table board"):
+        cli.main(["serve"])
