@@ -1,12 +1,12 @@
 """The finished steps of a long job, so that an interrupted run resumes after the last one.
 
 An enrollment renders for a quarter of an hour and trains for longer (``--scenes 3600`` on two
-cores: 20 minutes of rendering, 40 of training); a run killed in its sweep should not make
-the casino wait for all of it again. Each step, once its outputs are written, is recorded in
-``steps.json`` with the *key* it was made from (every setting and input digest its outputs
-depend on); a later run skips a step whose record holds the same key and whose outputs are
-all still there, and redoes any other. A key names its inputs' keys too, so a step redone
-invalidates the steps made from it.
+cores: 20 minutes of rendering, half an hour or more of training); a run killed while it reads
+its fresh frames should not make the casino wait for all of that again. Each step, once its
+outputs are written, is recorded in ``steps.json`` with the *key* it was made from (every
+setting and input digest its outputs depend on); a later run skips a step whose record holds
+the same key and whose outputs are all still there, and redoes any other. A key names its
+inputs' keys too, so a step redone invalidates the steps made from it.
 
 >>> import tempfile
 >>> from pathlib import Path
