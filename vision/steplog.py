@@ -51,25 +51,25 @@ class StepLog:
             return {}
         return steps if isinstance(steps, dict) else {}
 
+    def _entry(self, name: str) -> dict:
+        entry = self._load().get(name)
+        return entry if isinstance(entry, dict) else {}
+
     def done(self, name: str, key: dict, outputs: list[Path]) -> bool:
         """Whether step ``name`` was recorded with ``key`` (compared as JSON) and exactly
         these ``outputs``, all of which still exist."""
-        entry = self._load().get(name)
-        if not isinstance(entry, dict):
-            return False
+        entry = self._entry(name)
         return (entry.get("key") == _as_json(key)
                 and entry.get("outputs") == [self._name(p) for p in outputs]
                 and all(Path(p).is_file() for p in outputs))
 
     def key(self, name: str) -> object:
         """The key step ``name`` was recorded with (``None``: not recorded)."""
-        entry = self._load().get(name)
-        return entry.get("key") if isinstance(entry, dict) else None
+        return self._entry(name).get("key")
 
     def info(self, name: str) -> object:
         """What :meth:`record` kept of step ``name`` besides its key (``None`` if nothing)."""
-        entry = self._load().get(name)
-        return entry.get("info") if isinstance(entry, dict) else None
+        return self._entry(name).get("info")
 
     def record(self, name: str, key: dict, outputs: list[Path], info: object = None) -> None:
         """Record step ``name`` as finished with ``key`` and ``outputs`` (already written),
