@@ -78,3 +78,20 @@ def test_a_file_that_is_no_video_gives_an_error_line(
     assert line["image"] == str(fake) and "not a video" in line["error"]
     assert main(["recognize", "--burst", str(clip)]) == 2
     assert "not videos" in capsys.readouterr().err
+
+
+def test_a_video_read_by_two_workers_gives_the_same_lines(
+        clip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A video's frames are decoded here and read by the workers: the same lines in frame
+    order, and a truncated video's error line after its frames, as one process gives."""
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(clip.read_bytes()[:len(clip.read_bytes()) // 3])
+    runs = []
+    for workers in ("1", "2"):
+        status = main(["recognize", "--json", "--workers", workers, str(cut), str(clip)])
+        lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        for line in lines:
+            line.pop("elapsed_ms", None)
+        runs.append((status, lines))
+    assert runs[0] == runs[1] and runs[0][0] == 1
+    assert [x.get("frame") for x in runs[0][1] if x["image"] == str(clip)] == list(range(6))

@@ -206,3 +206,42 @@ def test_a_broken_pipe_that_is_not_our_output_is_still_an_error(
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
     with pytest.raises(BrokenPipeError, match="table board"):
         cli.main(["serve"])
+
+
+def test_recognize_with_workers_writes_the_same_lines_in_the_same_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--workers 2``: every sample, a corrupt and a truncated file and a missing one, read
+    by two processes, give the lines one process gives, in the same order (times aside)."""
+    for img, _ in labelled_images(SAMPLES):
+        shutil.copy(img, tmp_path / img.name)
+    (tmp_path / "m_corrupt.jpg").write_bytes(b"this is not a jpeg at all")
+    data = labelled_images(SAMPLES)[0][0].read_bytes()
+    (tmp_path / "n_truncated.jpg").write_bytes(data[: len(data) // 2])
+    runs = []
+    for workers in ("1", "2"):
+        status = main(["recognize", "--json", "--workers", workers, str(tmp_path),
+                       str(tmp_path / "missing.png")])
+        lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        for line in lines:
+            line.pop("elapsed_ms", None)
+        runs.append((status, lines))
+    assert runs[0] == runs[1]
+    status, lines = runs[0]
+    assert status == 1 and len(lines) == len(labelled_images(SAMPLES)) + 3
+    assert [("error" in x) for x in lines].count(True) == 3
+    assert sum(len(x.get("cards", [])) for x in lines) > 20
+    assert main(["recognize", "--workers", "-1", str(tmp_path)]) == 2
+    assert "--workers" in capsys.readouterr().err
+
+
+def test_vision_eval_with_workers_scores_alike(capsys: pytest.CaptureFixture[str]) -> None:
+    scores = []
+    for workers in ("1", "2"):
+        assert main(["vision-eval", "--json", "--calibrated", "--workers", workers,
+                     str(SAMPLES)]) == 0
+        s = json.loads(capsys.readouterr().out)
+        s.pop("ms_per_frame_median")
+        for d in s["by_design"].values():
+            d.pop("ms_per_frame_median")
+        scores.append(s)
+    assert scores[0] == scores[1] and scores[0]["correct"] > 20

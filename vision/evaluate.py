@@ -33,7 +33,7 @@ frames are read and fused into one result, and its time is the whole burst's.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -302,8 +302,9 @@ def burst_frames(image: Path) -> list[Path]:
 
 
 def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
-                    progress: Iterable | None = None, burst: bool = False,
-                    calibrated: bool = False) -> dict[str, Score]:
+                    progress: Callable[[Iterable, int], Iterable] | None = None,
+                    burst: bool = False, calibrated: bool = False,
+                    workers: int = 1) -> dict[str, Score]:
     """Recognise every labelled image in ``directory``; the scores per card design (the
     label's ``"design"``, ``""`` where a label names none), in name order. A lab's suite of
     several decks sees which deck the misses and misreads come from. With ``burst``, each
@@ -311,10 +312,11 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     (:func:`vision.burst.fuse`, at the recogniser's burst threshold and agreement, whatever
     the burst's length); a directory without bursts is refused. With ``calibrated``, each
     frame is read with its table's card sizes (:func:`vision.tablesize.from_labels`: the
-    labels' homography and card millimetres; labels without a homography are refused)."""
-    from vision.burst import fuse
-    from vision.recognize import Recognizer, load_image
-    from vision.tablesize import from_labels
+    labels' homography and card millimetres; labels without a homography are refused).
+    ``workers``: frames read by that many processes (:mod:`vision.parallel`), the same
+    scores; ``progress(reads, frames)`` wraps the stream of frames read (a progress bar)."""
+    from vision.parallel import read_in_order
+    from vision.recognize import Recognizer
 
     directory = Path(directory)
     pairs = labelled_images(directory)
@@ -323,21 +325,38 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     if burst and not any(len(burst_frames(img)) > 1 for img, _ in pairs):
         raise FileNotFoundError(f"no bursts (NAME.jpg followed by NAME.b1.jpg) in {directory}")
     rec = recognizer or Recognizer()
+    jobs = [(img, lab, burst, calibrated) for img, lab in pairs]
+    reads = read_in_order(_read_labelled, jobs, rec, workers)
     scores: dict[str, Score] = {}
-    for img_path, lab_path in (progress(pairs) if progress else pairs):
-        labels = json.loads(lab_path.read_text())
-        try:
-            table = from_labels(labels) if calibrated else None
-        except ValueError as exc:
-            raise ValueError(f"{lab_path}: {exc}: it cannot be read as a calibrated table's "
-                             "frame") from None
-        if burst:
-            result = fuse([rec.recognize(load_image(f), table) for f in burst_frames(img_path)],
-                          rec.burst_threshold, rec.burst_min_frames)
-        else:
-            result = rec.recognize(load_image(img_path), table)
-        scores.setdefault(str(labels.get("design", "")), Score()).add(score_frame(result, labels))
+    try:
+        for labels, result in (progress(reads, len(jobs)) if progress else reads):
+            scores.setdefault(str(labels.get("design", "")), Score()).add(
+                score_frame(result, labels))
+    finally:
+        reads.close()
     return dict(sorted(scores.items()))
+
+
+def _read_labelled(rec, job: tuple[Path, Path, bool, bool]) -> tuple[dict, dict]:  # noqa: ANN001
+    """One labelled frame (or burst) read as :func:`score_by_design` says: its labels and
+    the recogniser's result."""
+    from vision.burst import fuse
+    from vision.recognize import load_image
+    from vision.tablesize import from_labels
+
+    img_path, lab_path, burst, calibrated = job
+    labels = json.loads(lab_path.read_text())
+    try:
+        table = from_labels(labels) if calibrated else None
+    except ValueError as exc:
+        raise ValueError(f"{lab_path}: {exc}: it cannot be read as a calibrated table's "
+                         "frame") from None
+    if burst:
+        result = fuse([rec.recognize(load_image(f), table) for f in burst_frames(img_path)],
+                      rec.burst_threshold, rec.burst_min_frames)
+    else:
+        result = rec.recognize(load_image(img_path), table)
+    return labels, result
 
 
 def total(scores: Iterable[Score]) -> Score:
@@ -353,7 +372,8 @@ def total(scores: Iterable[Score]) -> Score:
 
 
 def evaluate_dir(directory: str | Path, recognizer=None,  # noqa: ANN001
-                 progress: Iterable | None = None, burst: bool = False,
-                 calibrated: bool = False) -> Score:
+                 progress: Callable[[Iterable, int], Iterable] | None = None,
+                 burst: bool = False, calibrated: bool = False, workers: int = 1) -> Score:
     """Recognise every labelled image (or burst) in ``directory`` and score the lot."""
-    return total(score_by_design(directory, recognizer, progress, burst, calibrated).values())
+    return total(score_by_design(directory, recognizer, progress, burst, calibrated,
+                                 workers).values())

@@ -214,6 +214,7 @@ class Recognizer:
                  threads: int = 1, gate: str | Path | None = None,
                  rank_colour_threshold: float | None = None, rank_colour: bool = True) -> None:
         model = Path(model)
+        self.threads = threads
         self.session = _session(model, threads)
         meta_path = model.with_suffix(".json")
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
@@ -287,6 +288,22 @@ class Recognizer:
         self.burst_frames = int(burst.get("frames", 1))
         self.burst_threshold = max(self.threshold, float(burst.get("threshold", 0.0)))
         self.burst_min_frames = int(burst.get("min_frames", 1))
+
+    def __getstate__(self) -> dict:
+        """Everything but the onnxruntime sessions, which do not pickle: a copy in another
+        process (:mod:`vision.parallel`) opens them again from :attr:`model_path` and
+        :attr:`gate_path`, as this one did, and reads alike, settings changed after
+        construction included."""
+        state = dict(self.__dict__)
+        state.pop("session", None)
+        state.pop("gate_session", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.session = _session(self.model_path, self.threads)
+        self.gate_session = (_session(self.gate_path, self.threads)
+                             if self.gate_path is not None else None)
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """The reader's softmax probabilities ``(N, len(CLASSES))`` for canonical crops."""

@@ -42,7 +42,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "read each and report the fused reads once (\"images\" lists the "
                         "frames read; at most as many as the model's burst threshold was "
                         "chosen for)")
+    add_workers_option(p)
     p.set_defaults(func=run)
+
+
+def add_workers_option(p: argparse.ArgumentParser) -> None:
+    """``--workers``: frames read by that many processes, results in order
+    (:mod:`vision.parallel`)."""
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="read with N processes, one core each (0: one per core this process "
+                        "may use); the output is the same, in the same order, sooner "
+                        "(default 1)")
+
+
+def workers_option(args: argparse.Namespace) -> int:
+    """The number of reading processes ``--workers`` asks for."""
+    from vision.parallel import usable_cores
+
+    if args.workers < 0:
+        raise CommandError("--workers must be 0 (one per core) or more")
+    return args.workers or usable_cores()
 
 
 def add_rank_colour_options(p: argparse.ArgumentParser) -> None:
@@ -123,32 +142,51 @@ def _read_placed(rec, img, calibrator) -> dict:  # noqa: ANN001
     return assign_spots(rec.recognize(img, rec.table_for(calibration)), calibration)
 
 
-def _error(path: Path, exc: Exception, as_json: bool) -> None:
+def _error(image: str, exc: Exception, as_json: bool) -> None:
     from tqdm import tqdm
 
     if as_json:
-        print(json.dumps({"image": str(path), "error": str(exc)}), flush=True)
+        print(json.dumps({"image": image, "error": str(exc)}), flush=True)
     else:
-        tqdm.write(f"{path}: error: {exc}", file=sys.stderr)
+        tqdm.write(f"{image}: error: {exc}", file=sys.stderr)
 
 
-def _frames(files: list[Path], every: int):  # noqa: ANN202 - a generator of three kinds
-    """``(head, image)`` for each image file and each read frame of each video, in order;
-    ``(path, error)`` for a file (or the rest of a video) that cannot be read."""
-    from vision.recognize import ImageError, load_image
-
+def _jobs(files: list[Path], every: int):  # noqa: ANN202 - a generator of three kinds
+    """``(head, what to read)`` in order: an image file's path (decoded where it is read),
+    each read frame of each video (decoded here: a video is read from its start), or the
+    error of a video that cannot be read (or of the rest of one)."""
     for path in files:
         if is_video(path):
             try:
                 for n, frame in video_frames(path, every):
                     yield {"image": str(path), "frame": n}, frame
             except VideoError as exc:
-                yield path, exc
+                yield {"image": str(path)}, exc
             continue
+        yield {"image": str(path)}, path
+
+
+def _load(job: tuple[dict, object]) -> tuple[dict, object]:
+    """A job's image decoded, or the error that it cannot be (:func:`_jobs`)."""
+    from vision.recognize import ImageError, load_image
+
+    head, item = job
+    if isinstance(item, Path):
         try:
-            yield {"image": str(path)}, load_image(path)
+            return head, load_image(item)
         except ImageError as exc:
-            yield path, exc
+            return head, exc
+    return head, item
+
+
+def _read_job(state: tuple, job: tuple[dict, object]) -> tuple[dict, dict | Exception]:
+    """A job read (in this process or a worker's, :mod:`vision.parallel`): its head and its
+    result, or the error that its image or video cannot be read."""
+    rec, calibrator = state
+    head, item = _load(job)
+    if isinstance(item, Exception):
+        return head, item
+    return head, _read_placed(rec, item, calibrator)
 
 
 def _print(head: dict, result: dict, as_json: bool) -> None:
@@ -181,9 +219,9 @@ def _run_burst(args: argparse.Namespace, files: list[Path], rec, calibrator) -> 
     if any(is_video(p) for p in files):
         raise CommandError("--burst reads image files, the frames of one burst; not videos")
     frames, read, failed = [], [], False
-    for head, item in _frames(files, 1):
+    for head, item in map(_load, _jobs(files, 1)):
         if isinstance(item, Exception):  # the other frames still make the burst
-            _error(head, item, args.json)
+            _error(head["image"], item, args.json)
             failed = True
             continue
         frames.append(item)
@@ -207,21 +245,30 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("no images found")
     if args.every < 1:
         raise CommandError("--every must be at least 1")
+    workers = workers_option(args)
     calibrator = _calibrator(args)
     rec = _recognizer(args)
-    if args.burst:
+    if args.burst:  # (one result: its frames are read here, one after another)
         return _run_burst(args, files, rec, calibrator)
+    from vision.parallel import WorkerError, read_in_order
+
     # one step of the bar per image, and per frame to read of a video (as its file states);
     # with --json there is no bar, and no video is opened an extra time to count its frames
     total = 0 if args.json else sum(-(-frame_count(p) // args.every) if is_video(p) else 1
                                     for p in files)
     failed = 0
+    reads = read_in_order(_read_job, _jobs(files, args.every), (rec, calibrator), workers)
     with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
-        for head, item in _frames(files, args.every):
-            bar.update()
-            if isinstance(item, Exception):
-                failed += 1
-                _error(head, item, args.json)
-                continue
-            _print(head, _read_placed(rec, item, calibrator), args.json)
+        try:
+            for head, result in reads:
+                bar.update()
+                if isinstance(result, Exception):
+                    failed += 1
+                    _error(head["image"], result, args.json)
+                    continue
+                _print(head, result, args.json)
+        except WorkerError as exc:
+            raise CommandError(str(exc)) from None
+        finally:
+            reads.close()  # (a reader that left: the workers stop before we do)
     return 1 if failed else 0

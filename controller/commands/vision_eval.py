@@ -8,7 +8,12 @@ import sys
 from pathlib import Path
 
 from controller.cli import CommandError
-from controller.commands.recognize import add_rank_colour_options, rank_colour_options
+from controller.commands.recognize import (
+    add_rank_colour_options,
+    add_workers_option,
+    rank_colour_options,
+    workers_option,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "homography (\"table_to_image\") and card corners (vision.tablesize), "
                         "scored at the model's calibrated threshold where its .json has one "
                         "(the table's camera then reads so), else at its operating threshold")
+    add_workers_option(p)
     p.set_defaults(func=run)
 
 
@@ -40,18 +46,21 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vision.evaluate import score_by_design, total
+    from vision.parallel import WorkerError
     from vision.recognize import DEFAULT_MODEL, ImageError, Recognizer
 
     if not args.directory.is_dir():
         raise CommandError(f"not a directory: {args.directory}")
+    workers = workers_option(args)
     try:
         rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
                          **rank_colour_options(args))
         by_design = score_by_design(args.directory, rec, progress=None if args.json else
-                                    lambda it: tqdm(it, unit="img", file=sys.stderr,
-                                                    disable=len(it) < 4),
-                                    burst=args.burst, calibrated=args.calibrated)
-    except (FileNotFoundError, ValueError, ImageError) as exc:
+                                    lambda it, n: tqdm(it, total=n, unit="img",
+                                                       file=sys.stderr, disable=n < 4),
+                                    burst=args.burst, calibrated=args.calibrated,
+                                    workers=workers)
+    except (FileNotFoundError, ValueError, ImageError, WorkerError) as exc:
         raise CommandError(str(exc)) from None
     score = total(by_design.values())
     if args.json:
