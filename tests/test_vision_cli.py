@@ -245,3 +245,44 @@ def test_vision_eval_with_workers_scores_alike(capsys: pytest.CaptureFixture[str
             d.pop("ms_per_frame_median")
         scores.append(s)
     assert scores[0] == scores[1] and scores[0]["correct"] > 20
+
+
+def test_vision_eval_frames_out_says_card_by_card_what_each_frame_got(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--frames-out``: a line per frame whose counts add up to the summary, whose missed
+    cards are the labels' readable cards less the right reads, and a wrong read planted in
+    a result shows as a misread of the frame it came from."""
+    out = tmp_path / "frames.jsonl"
+    assert main(["vision-eval", "--json", "--frames-out", str(out), str(SAMPLES)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    pairs = labelled_images(SAMPLES)
+    assert [x["image"] for x in lines] == [str(img) for img, _ in pairs]
+    for key in ("readable_cards", "correct", "reported", "misread", "false_positives"):
+        assert sum(x[key] for x in lines) == summary[key], key
+    for line, (_, lab) in zip(lines, pairs, strict=True):
+        readable = [c for c in json.loads(lab.read_text())["cards"]
+                    if c["code"] != "face_down" and c.get("readable", True)]
+        assert len(line["missed_cards"]) == len(readable) - line["correct"]
+        assert {m["code"] for m in line["missed_cards"]} <= {c["code"] for c in readable}
+        assert len(line["misread_cards"]) == line["misread"]
+    assert main(["vision-eval", "--frames-out", str(tmp_path / "no" / "dir.jsonl"),
+                 str(SAMPLES)]) == 2
+    assert "dir.jsonl" in capsys.readouterr().err
+
+
+def test_frame_report_names_a_planted_misread() -> None:
+    from vision.evaluate import frame_report
+
+    img, lab = labelled_images(SAMPLES)[2]
+    labels = json.loads(lab.read_text())
+    result = Recognizer().recognize(load_image(img))
+    assert result["cards"]
+    wrong = dict(result["cards"][0])
+    true_code = wrong["code"]
+    wrong["code"] = "AS" if true_code != "AS" else "KD"
+    report = frame_report({**result, "cards": [wrong, *result["cards"][1:]]}, labels)
+    assert report["misread_cards"][0]["code"] == true_code
+    assert report["misread_cards"][0]["read"] == wrong["code"]
+    assert true_code in {m["code"] for m in report["missed_cards"]}
+    assert frame_report(result, labels)["misread_cards"] == []

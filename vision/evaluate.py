@@ -219,6 +219,46 @@ def score_frame(result: dict, labels: dict) -> Score:
     return sc
 
 
+def frame_report(result: dict, labels: dict) -> dict:
+    """What one frame's result got right and wrong, card by card, matched as
+    :func:`score_frame` matches (``vision-eval --frames-out``: a lab looks up the frames a
+    suite's misreads and misses came from): ``missed_cards``, the readable face-up cards not
+    reported with their code (a misread card among them); ``misread_cards``, the reported
+    cards whose code is another than the card's they sit on (``code`` the card's, ``read``
+    the report's); ``false_positive_cards``, the reported cards on no card (or on one
+    already matched, or on a face-down card).
+
+    >>> truth = [{"code": "6S", "center": [0, 0], "card_width_px": 50.0},
+    ...          {"code": "KD", "center": [100, 0], "card_width_px": 50.0},
+    ...          {"code": "2C", "center": [200, 0], "card_width_px": 50.0}]
+    >>> result = {"cards": [{"code": "6S", "center": [1, 0], "confidence": 0.999},
+    ...                     {"code": "KH", "center": [101, 0], "confidence": 0.998},
+    ...                     {"code": "QH", "center": [900, 0], "confidence": 0.999}],
+    ...           "face_down": [], "unreadable": []}
+    >>> r = frame_report(result, {"cards": truth})
+    >>> [m["code"] for m in r["missed_cards"]], r["misread_cards"][0]["read"]
+    (['KD', '2C'], 'KH')
+    >>> r["false_positive_cards"]
+    [{'read': 'QH', 'confidence': 0.999, 'center': [900, 0]}]
+    """
+    truth = labels["cards"]
+    right: set[int] = set()
+    misread, false = [], []
+    for card, (best, _) in zip(result["cards"], match_reports(result["cards"], truth),
+                               strict=True):
+        if best is None:
+            false.append({"read": card["code"], "confidence": card["confidence"],
+                          "center": card["center"]})
+        elif truth[best]["code"] != card["code"]:
+            misread.append({"code": truth[best]["code"], "read": card["code"],
+                            "confidence": card["confidence"], "center": card["center"]})
+        else:
+            right.add(best)
+    missed = [{"code": t["code"], "center": t["center"]} for i, t in enumerate(truth)
+              if t["code"] != "face_down" and t.get("readable", True) and i not in right]
+    return {"missed_cards": missed, "misread_cards": misread, "false_positive_cards": false}
+
+
 def _score_rank_colour(sc: Score, result: dict, truth: list[dict], taken: set[int]) -> None:
     """Add the refusals that carry a rank and colour to ``sc`` (module docstring); ``taken``:
     the labelled cards the reported cards matched.
@@ -303,8 +343,9 @@ def burst_frames(image: Path) -> list[Path]:
 
 def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
                     progress: Callable[[Iterable, int], Iterable] | None = None,
-                    burst: bool = False, calibrated: bool = False,
-                    workers: int = 1) -> dict[str, Score]:
+                    burst: bool = False, calibrated: bool = False, workers: int = 1,
+                    on_frame: Callable[[Path, dict, Score, dict], None] | None = None
+                    ) -> dict[str, Score]:
     """Recognise every labelled image in ``directory``; the scores per card design (the
     label's ``"design"``, ``""`` where a label names none), in name order. A lab's suite of
     several decks sees which deck the misses and misreads come from. With ``burst``, each
@@ -314,7 +355,8 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     frame is read with its table's card sizes (:func:`vision.tablesize.from_labels`: the
     labels' homography and card millimetres; labels without a homography are refused).
     ``workers``: frames read by that many processes (:mod:`vision.parallel`), the same
-    scores; ``progress(reads, frames)`` wraps the stream of frames read (a progress bar)."""
+    scores; ``progress(reads, frames)`` wraps the stream of frames read (a progress bar);
+    ``on_frame(image, labels, score, result)`` is told of each frame as it is scored."""
     from vision.parallel import read_in_order
     from vision.recognize import Recognizer
 
@@ -329,9 +371,12 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     reads = read_in_order(_read_labelled, jobs, rec, workers)
     scores: dict[str, Score] = {}
     try:
-        for labels, result in (progress(reads, len(jobs)) if progress else reads):
-            scores.setdefault(str(labels.get("design", "")), Score()).add(
-                score_frame(result, labels))
+        for (img, _, _, _), (labels, result) in zip(
+                jobs, progress(reads, len(jobs)) if progress else reads, strict=True):
+            score = score_frame(result, labels)
+            scores.setdefault(str(labels.get("design", "")), Score()).add(score)
+            if on_frame is not None:
+                on_frame(img, labels, score, result)
     finally:
         reads.close()
     return dict(sorted(scores.items()))

@@ -38,6 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "homography (\"table_to_image\") and card corners (vision.tablesize), "
                         "scored at the model's calibrated threshold where its .json has one "
                         "(the table's camera then reads so), else at its operating threshold")
+    p.add_argument("--frames-out", type=Path, default=None, metavar="FILE",
+                   help="also write one JSON line per frame to FILE: its image, design, "
+                        "counts and time, and card by card what it missed, misread and "
+                        "reported on no card (vision.evaluate.frame_report)")
     add_workers_option(p)
     p.set_defaults(func=run)
 
@@ -45,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.evaluate import score_by_design, total
+    from vision.evaluate import Score, frame_report, score_by_design, total
     from vision.parallel import WorkerError
     from vision.recognize import DEFAULT_MODEL, ImageError, Recognizer
 
@@ -53,15 +57,34 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"not a directory: {args.directory}")
     workers = workers_option(args)
     try:
+        frames_out = args.frames_out.open("w") if args.frames_out else None
+    except OSError as exc:
+        raise CommandError(f"{args.frames_out}: {exc.strerror or exc}") from None
+
+    def write_frame(image: Path, labels: dict, score: Score, result: dict) -> None:
+        if frames_out is not None:
+            frames_out.write(json.dumps({
+                "image": str(image), "design": labels.get("design", ""),
+                "readable_cards": score.readable, "correct": score.correct,
+                "reported": score.reported, "misread": score.misread,
+                "false_positives": score.false_positive,
+                "face_down": score.face_down, "face_down_found": score.face_down_found,
+                "unreadable_reports": score.unreadable_reports,
+                "elapsed_ms": result.get("elapsed_ms"), **frame_report(result, labels)}) + "\n")
+
+    try:
         rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
                          **rank_colour_options(args))
         by_design = score_by_design(args.directory, rec, progress=None if args.json else
                                     lambda it, n: tqdm(it, total=n, unit="img",
                                                        file=sys.stderr, disable=n < 4),
                                     burst=args.burst, calibrated=args.calibrated,
-                                    workers=workers)
+                                    workers=workers, on_frame=write_frame)
     except (FileNotFoundError, ValueError, ImageError, WorkerError) as exc:
         raise CommandError(str(exc)) from None
+    finally:
+        if frames_out is not None:
+            frames_out.close()
     score = total(by_design.values())
     if args.json:
         print(json.dumps({**score.summary(), "calibrated": args.calibrated,
