@@ -152,6 +152,13 @@ def test_recognize_with_table_places_cards(tmp_path: Path,
     assert a["cards"], "the frame has readable cards"
     assert all(c["spot"] == truth[c["code"]] for c in a["cards"])
     assert "calibration_error" in b and "four known markers" in b["calibration_error"]
+    # the calibrator travels to the workers with the reader: the same places, the same error
+    assert main(["recognize", "--json", "--workers", "2", "--table",
+                 str(tmp_path / "t.toml"), str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")]) == 0
+    both = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    for line in (a, b, *both):
+        line.pop("elapsed_ms")
+    assert both == [a, b]
     (tmp_path / "none.toml").write_text("[table]\nseats = 6\n")
     assert main(["recognize", "--table", str(tmp_path / "none.toml"),
                  str(tmp_path / "a.jpg")]) == 2
