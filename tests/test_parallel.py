@@ -30,6 +30,12 @@ def _dies_on_five(state: int, item: int) -> int:
     return item
 
 
+def _sigint_ignored(state: None, item: int) -> bool:
+    import signal
+
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
 def _read_sample(rec: Recognizer, path: Path) -> dict:
     result = rec.recognize(load_image(path))
     result.pop("elapsed_ms")
@@ -88,3 +94,13 @@ def test_a_recogniser_copied_into_a_worker_reads_alike_with_its_settings() -> No
     # (41 against 54 at 0.9 when this was written)
     bundled = [_read_sample(Recognizer(), p) for p in paths]
     assert sum(len(r["cards"]) for r in here) > sum(len(r["cards"]) for r in bundled) > 0
+
+
+def test_workers_leave_ctrl_c_to_the_main_process() -> None:
+    """A terminal's Ctrl-C reaches every process of the group; a worker interrupted while it
+    waits for a frame would print a traceback of its own, so workers ignore it and the main
+    process stops the pool (tests/test_vision_cli.py: status 130, no worker left)."""
+    import signal
+
+    assert all(read_in_order(_sigint_ignored, range(4), state=None, workers=2))
+    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # not here

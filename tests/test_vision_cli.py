@@ -286,3 +286,43 @@ def test_frame_report_names_a_planted_misread() -> None:
     assert report["misread_cards"][0]["read"] == wrong["code"]
     assert true_code in {m["code"] for m in report["missed_cards"]}
     assert frame_report(result, labels)["misread_cards"] == []
+
+
+def _session_processes(sid: int) -> list[int]:
+    """The live processes of session ``sid`` (from /proc: the sixth field of stat)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_ctrl_c_stops_a_run_with_workers_quietly() -> None:
+    """Ctrl-C (SIGINT to the terminal's whole process group) during ``--workers 2``: the
+    command stops at once with status 130, no worker prints a traceback, and no worker is
+    left behind; the lines written before are whole."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "recognize", "--json",
+                             "--workers", "2", *[str(SAMPLES)] * 10], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=SAMPLES.parent, start_new_session=True)
+    first = json.loads(proc.stdout.readline())  # the workers are up and reading
+    os.killpg(proc.pid, signal.SIGINT)
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err.decode() and first["cards"]
+    for line in rest.decode().splitlines():
+        json.loads(line)
+    deadline = time.time() + 10
+    while _session_processes(proc.pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert _session_processes(proc.pid) == []

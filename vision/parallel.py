@@ -47,8 +47,14 @@ def usable_cores() -> int:
 
 
 def _start(state: Any) -> None:
+    import signal
+
     import cv2
 
+    # Ctrl-C reaches the terminal's whole process group: the main process stops the pool
+    # (what has not started is cancelled, the frames being read finish), and a worker
+    # interrupted too would only print a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     cv2.setNumThreads(1)  # one core a worker: the processes are the parallelism
     _STATE[0] = state
 
