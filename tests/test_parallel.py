@@ -36,6 +36,12 @@ def _sigint_ignored(state: None, item: int) -> bool:
     return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 
 
+def _blas_threads(state: object, item: int) -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+
 def _read_sample(rec: Recognizer, path: Path) -> dict:
     result = rec.recognize(load_image(path))
     result.pop("elapsed_ms")
@@ -104,3 +110,18 @@ def test_workers_leave_ctrl_c_to_the_main_process() -> None:
 
     assert all(read_in_order(_sigint_ignored, range(4), state=None, workers=2))
     assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # not here
+
+
+def test_a_single_threaded_recogniser_keeps_numpy_s_blas_on_one_thread() -> None:
+    """BLAS threads on the pipeline's small matrix products only kept a second core busy
+    (vision.recognize.one_blas_thread): a recogniser made for one thread, and its copy in a
+    worker, leave numpy's BLAS one thread."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    if not any(i["user_api"] == "blas" for i in threadpool_info()):
+        pytest.skip("numpy here has no BLAS threadpoolctl knows")
+    threadpool_limits(2, user_api="blas")
+    assert _blas_threads(None, 0) == 2
+    rec = Recognizer()
+    assert _blas_threads(None, 0) == 1
+    assert list(read_in_order(_blas_threads, range(2), rec, workers=2)) == [1, 1]
