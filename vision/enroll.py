@@ -557,8 +557,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", type=Path, required=True, help="directory for the enrolled models")
     ap.add_argument("--scenes", type=int, default=1200,
                     help="training scenes to render (default %(default)s; 3600, about an "
-                         "hour on two cores, read 0.4-3.9 points more of two validation "
-                         "decks' frames)")
+                         "hour on two cores: of three validation decks one read 1.6-3.9 "
+                         "points more of its frames, two about as many)")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--house-share", type=float, default=HOUSE_SHARE,
                     help="share of the scenes drawn with the house deck (the rest replay the "
