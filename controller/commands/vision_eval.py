@@ -62,15 +62,14 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"{args.frames_out}: {exc.strerror or exc}") from None
 
     def write_frame(image: Path, labels: dict, score: Score, result: dict) -> None:
-        if frames_out is not None:
-            frames_out.write(json.dumps({
-                "image": str(image), "design": labels.get("design", ""),
-                "readable_cards": score.readable, "correct": score.correct,
-                "reported": score.reported, "misread": score.misread,
-                "false_positives": score.false_positive,
-                "face_down": score.face_down, "face_down_found": score.face_down_found,
-                "unreadable_reports": score.unreadable_reports,
-                "elapsed_ms": result.get("elapsed_ms"), **frame_report(result, labels)}) + "\n")
+        frames_out.write(json.dumps({
+            "image": str(image), "design": labels.get("design", ""),
+            "readable_cards": score.readable, "correct": score.correct,
+            "reported": score.reported, "misread": score.misread,
+            "false_positives": score.false_positive,
+            "face_down": score.face_down, "face_down_found": score.face_down_found,
+            "unreadable_reports": score.unreadable_reports,
+            "elapsed_ms": result.get("elapsed_ms"), **frame_report(result, labels)}) + "\n")
 
     try:
         rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
@@ -79,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
                                     lambda it, n: tqdm(it, total=n, unit="img",
                                                        file=sys.stderr, disable=n < 4),
                                     burst=args.burst, calibrated=args.calibrated,
-                                    workers=workers, on_frame=write_frame)
+                                    workers=workers,
+                                    on_frame=write_frame if frames_out is not None else None)
     except (FileNotFoundError, ValueError, ImageError, WorkerError) as exc:
         raise CommandError(str(exc)) from None
     finally:
