@@ -163,6 +163,8 @@ def fuse(results: Sequence[dict], threshold: float = 0.0, min_frames: int = 1) -
                    "unreadable": [{"center": _pt(p)} for p in unreadable],
                    "frames": len(results),
                    "elapsed_ms": round(sum(float(r.get("elapsed_ms", 0.0)) for r in results), 1)}
+    if results and "quality" in results[0]:  # one still camera: its first frame's
+        fused["quality"] = results[0]["quality"]
     warnings = [r["warning"] for r in results if r.get("warning")]
     if warnings:
         fused = refuse_codes(fused, warnings[0])

@@ -56,6 +56,7 @@ from vision.proposals import (
     outline,
     propose,
 )
+from vision.quality import card_width, measure
 from vision.rankcolour import rank_colour_probs, with_rank_colour
 from vision.refine import gradients, refine
 from vision.tablesize import TableSize
@@ -391,6 +392,7 @@ class Recognizer:
             result = refuse_codes(result)
         elif self.few_cards(reads, result) and self.looks_mirrored(img, found, looks):
             result = refuse_codes(result, MIRRORED)
+        result["quality"] = measure(img, found, card_width(result["cards"])).to_json()
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
 

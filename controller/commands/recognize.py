@@ -192,6 +192,8 @@ def _read_job(state: tuple, job: tuple[dict, object]) -> tuple[dict, dict | Exce
 def _print(head: dict, result: dict, as_json: bool) -> None:
     from tqdm import tqdm
 
+    from vision.quality import describe_quality
+
     if as_json:
         print(json.dumps({**head, **result}), flush=True)
         return
@@ -202,6 +204,10 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
         cards += f" | not placed: {result['calibration_error']}"
     if "warning" in result:
         cards += f" | warning: {result['warning']}"
+    # the camera's condition (vision.quality): "blurred (edges 1.4 px on 52 px cards)"
+    quality = result.get("quality") or {}
+    if quality.get("warnings"):
+        cards += f" | image: {', '.join(quality['warnings'])} ({describe_quality(quality)})"
     if "images" in head:
         label = f"burst of {len(head['images'])} frames"
     else:

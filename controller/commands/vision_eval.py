@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.evaluate import Score, frame_report, score_by_design, total
     from vision.parallel import WorkerError
+    from vision.quality import WARNING_ORDER, image_warnings
     from vision.recognize import DEFAULT_MODEL, ImageError, Recognizer
 
     if not args.directory.is_dir():
@@ -69,7 +70,17 @@ def run(args: argparse.Namespace) -> int:
             "false_positives": score.false_positive,
             "face_down": score.face_down, "face_down_found": score.face_down_found,
             "unreadable_reports": score.unreadable_reports,
-            "elapsed_ms": result.get("elapsed_ms"), **frame_report(result, labels)}) + "\n")
+            "elapsed_ms": result.get("elapsed_ms"), "quality": result.get("quality"),
+            **frame_report(result, labels)}) + "\n")
+
+    # the frames' scores by the camera's condition as measured in each (vision.quality)
+    by_warning: dict[str, Score] = {}
+
+    def on_frame(image: Path, labels: dict, score: Score, result: dict) -> None:
+        for key in image_warnings(result):
+            by_warning.setdefault(key, Score()).add(score)
+        if frames_out is not None:
+            write_frame(image, labels, score, result)
 
     try:
         rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
@@ -79,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
                                                        file=sys.stderr, disable=n < 4),
                                     burst=args.burst, calibrated=args.calibrated,
                                     workers=workers,
-                                    on_frame=write_frame if frames_out is not None else None)
+                                    on_frame=on_frame)
     except (FileNotFoundError, ValueError, ImageError, WorkerError) as exc:
         raise CommandError(str(exc)) from None
     finally:
@@ -88,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
     score = total(by_design.values())
     if args.json:
         print(json.dumps({**score.summary(), "calibrated": args.calibrated,
-                          "by_design": {k: v.summary() for k, v in by_design.items()}}))
+                          "by_design": {k: v.summary() for k, v in by_design.items()},
+                          "by_image_warning": {k: by_warning[k].summary()
+                                               for k in WARNING_ORDER if k in by_warning}}))
         return 0
     print(score.report())
     if args.burst:
@@ -98,4 +111,8 @@ def run(args: argparse.Namespace) -> int:
         print("by design:")
         for name, s in by_design.items():
             print(f"  {(name or '(none)'):<{width}}  {s.line()}")
+    if len(by_warning) > 1:
+        print("by the camera's condition measured in each frame (vision.quality):")
+        for name in (k for k in WARNING_ORDER if k in by_warning):
+            print(f"  {name:<11}  {by_warning[name].line()}")
     return 0
