@@ -69,6 +69,8 @@ class CameraRead:
     frames: int = 1  # frames read and fused (the [camera] burst)
     #: Cards among the unreadable ones whose rank and colour the camera is sure of.
     rank_colour: list[CameraRankColour] = field(default_factory=list)
+    #: The frame's condition (:mod:`vision.quality`: card size, edge blur, warnings).
+    quality: dict[str, Any] | None = None
 
 
 class SimulatedCamera:
@@ -159,4 +161,4 @@ class SimulatedCamera:
                           [c["spot"] for c in result["unreadable"]],
                           float(result.get("elapsed_ms", 0.0)), saved,
                           warning=result.get("warning"), frames=len(frames),
-                          rank_colour=rank_colour)
+                          rank_colour=rank_colour, quality=result.get("quality"))

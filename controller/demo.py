@@ -201,9 +201,17 @@ class Demo:
         name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
+        before = self.svc.camera_condition
         result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
                                        read.calibration_error, read.warning,
-                                       read.rank_colour)
+                                       read.rank_colour, read.quality)
+        if self.svc.camera_condition != before:
+            from vision.quality import ADVICE, describe_quality
+
+            now = self.svc.camera_condition
+            self.say(f"camera: {'; '.join(ADVICE[w] for w in now)} "
+                     f"({describe_quality(read.quality or {})})" if now else
+                     "camera: the frames are clear again")
         for reading in result.camera_by_position.values():
             self.camera_readings["unread" if reading is None else
                                  "rank and colour" if " " in reading else "code"] += 1

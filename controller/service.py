@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -21,6 +22,9 @@ from controller.storage import Store
 
 T = TypeVar("T")
 CAMERA = Actor("camera", Role.ADMINISTRATOR)
+#: Frames in a row that must carry a camera warning (:mod:`vision.quality`) for the table to
+#: record it, and lack it to record it cleared.
+CONDITION_FRAMES = 3
 
 
 class Lights(Protocol):
@@ -42,6 +46,10 @@ class TableService:
         self.table = Table(store, cfg, rng=rng, on_lights=self._on_lights,
                            on_change=self._on_change)
         self.auth = Auth(store, cfg.web.session_minutes)
+        #: The camera's condition as last recorded (:mod:`vision.quality`'s warnings), and
+        #: the warnings of the last frames read.
+        self.camera_condition: tuple[str, ...] = ()
+        self._recent_quality: deque[set[str]] = deque(maxlen=CONDITION_FRAMES)
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         with self.lock:
@@ -68,7 +76,8 @@ class TableService:
                      frame_names: Sequence[str] = (),
                      calibration_error: str | None = None,
                      frame_warning: str | None = None,
-                     rank_colour: Sequence[CameraRankColour] = ()) -> FusionResult:
+                     rank_colour: Sequence[CameraRankColour] = (),
+                     quality: dict[str, Any] | None = None) -> FusionResult:
         """Cross-check one camera reading of the layout against the shoe's cards of the round;
         record the camera's code for each card and the frame; hold the round on any problem
         (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
@@ -77,8 +86,14 @@ class TableService:
         (``frame_warning``: no colour, mirrored) says so first among the problems. Every frame
         kept (``frame_names``: one, or a burst's) is recorded. ``rank_colour``: cards whose
         code the camera could not read but whose rank and colour it could
-        (:func:`controller.fusion.cross_check`)."""
+        (:func:`controller.fusion.cross_check`). ``quality``: the frame's condition
+        (:mod:`vision.quality`); when its warnings differ from the last frame's (a camera
+        blurred or seeing the cards too small, or fixed again: :data:`CONDITION_FRAMES`
+        frames in a row) a ``camera_condition`` audit
+        record says so, for surveillance to tell cards the camera could not read from cards
+        that were not there. It holds no round: an unread card is no problem by itself."""
         with self.lock:
+            self._record_condition(round_id, quality)
             table = self.table
             rnd = table.round(round_id)
             visible = [c for c in rnd.cards if hole_up or c["spot"] != "dealer:hole"]
@@ -103,6 +118,27 @@ class TableService:
                                                 {"problems": result.problems})
                     self._on_change("camera_alert")
         return result
+
+    def _record_condition(self, round_id: int, quality: dict[str, Any] | None) -> None:
+        # A warning is raised once CONDITION_FRAMES frames in a row carry it, and cleared
+        # once as many in a row do not: a camera's fault persists, while a single frame can
+        # be blurred by a passing hand (or, in the demo, by the renderer's draw).
+        if quality is None:
+            return
+        self._recent_quality.append(set(quality.get("warnings") or ()))
+        recent = list(self._recent_quality)
+        if len(recent) < CONDITION_FRAMES:
+            return
+        kept = {w for w in self.camera_condition if any(w in q for q in recent)}
+        raised = set.intersection(*recent)
+        condition = tuple(sorted(kept | raised))
+        if condition == self.camera_condition:
+            return
+        with self.store.transaction():
+            self.store.append_audit(round_id, str(CAMERA), "camera_condition",
+                                    {"warnings": list(condition), "quality": quality})
+        self.camera_condition = condition
+        self._on_change("camera_condition")
 
     # -- notifications ------------------------------------------------------------------------
     def on_lights(self, listener: Callable[[list[tuple[int, str, str]]], None]) -> None:

@@ -160,3 +160,36 @@ def test_vision_eval_breaks_the_scores_down_by_the_warnings(
     table = out.split("(vision.quality):\n")[1].splitlines()
     assert table[0].split()[0] == "none" and table[1].split()[0] == "blurred"
     assert f"({parts['blurred']['correct']}/{parts['blurred']['readable_cards']})" in table[1]
+
+
+def test_the_table_records_when_the_camera_blurs_and_clears(dealt_service) -> None:  # noqa: ANN001
+    """The table's camera reads a sample frame, then the same frame out of focus: a blurred
+    frame or two is let pass (a hand over the lens), three in a row are recorded, and three
+    sharp ones in a row clear it; the audit record says when, with what was measured, and no
+    round is held for it."""
+    import sqlite3
+
+    from controller.camera import SimulatedCamera
+
+    svc, rid = dealt_service
+    camera = SimulatedCamera(None)
+    img = load_image(SAMPLES / "tigullio_001.jpg")
+    soft = cv2.GaussianBlur(img, (0, 0), 2.5)
+    sharp_q = camera.read(img, calibration=None).quality
+    soft_q = camera.read(soft, calibration=None).quality
+    assert sharp_q["warnings"] == [] and soft_q["warnings"] == ["blurred"]
+    seen = []
+    for q in (sharp_q, soft_q, soft_q, sharp_q, soft_q, soft_q, soft_q, soft_q, sharp_q,
+              soft_q, sharp_q, sharp_q, sharp_q):
+        svc.camera_check(rid, [], hole_up=False, quality=q)
+        seen.append(svc.camera_condition)
+        assert svc.table.current().state.value != "held"
+    assert seen == [()] * 6 + [("blurred",)] * 6 + [()]
+    rows = sqlite3.connect(svc.store.path).execute(
+        "SELECT round_id, payload FROM audit WHERE kind = 'camera_condition' ORDER BY id"
+    ).fetchall()
+    assert [json.loads(p)["warnings"] for _, p in rows] == [["blurred"], []]
+    assert {r for r, _ in rows} == {rid}
+    blurred = json.loads(rows[0][1])["quality"]
+    assert blurred["edge_blur_px"] > 1.5 and blurred["warnings"] == ["blurred"]
+    assert svc.camera_condition == ()
