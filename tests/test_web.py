@@ -168,3 +168,43 @@ def test_a_redraw_keeps_what_the_dealer_is_typing(site, browser):
     assert dealer.input_value("#count") == "2"
     dealer.click("text=Submit count")
     dealer.wait_for_selector("text=dealer count 2")
+
+
+def test_the_camera_condition_on_the_surveillance_and_floor_consoles(site, browser):
+    """Three blurred frames in a row: surveillance and the floor see what the camera asks of
+    them and what was measured, and the round's history row says so; three clear frames
+    later both say the camera is clear again."""
+    from controller.web.app import history_view
+
+    svc, url = site
+    surveillance = sign_in(browser, url, Role.SURVEILLANCE, "surveillance")
+    floor = sign_in(browser, url, Role.FLOORPERSON, "floor")
+    surveillance.wait_for_selector("text=Camera: no condition recorded")
+    start_round(svc, seats=(1,))
+    svc.call(svc.table.lockout)
+    svc.call(svc.table.chip_count, 1, svc.actor(_login(svc, Role.DEALER)))
+    rid = svc.table.current().id
+    blurred = {"card_width_px": 48.0, "edge_blur_px": 1.42, "blur_share": 0.0296,
+               "streak": 1.1, "edges": 40, "warnings": ["blurred"]}
+    clear = {**blurred, "edge_blur_px": 0.5, "blur_share": 0.0104, "warnings": []}
+    for _ in range(3):
+        svc.camera_check(rid, [], hole_up=False, quality=blurred)
+    floor.evaluate("refresh()")
+    text = floor.inner_text("#camera.camera-warn")
+    assert "check the camera's focus" in text and "1.42 px" in text and f"round {rid}" in text
+    surveillance.evaluate("refresh()")
+    assert "check the camera's focus" in surveillance.inner_text("#camera.camera-warn")
+    for _ in range(3):
+        svc.camera_check(rid, [], hole_up=False, quality=clear)
+    surveillance.evaluate("refresh()")
+    surveillance.wait_for_selector(f"#camera >> text=Camera: clear (since round {rid})")
+    assert surveillance.query_selector("#camera.camera-warn") is None
+    # the round, once closed, lists both records
+    svc.call(svc.table.deal, "2C")
+    for code in ("7D", "9H", "5S"):
+        svc.call(svc.table.deal, code)
+    svc.call(svc.table.reveal, svc.actor(_login(svc, Role.DEALER)))
+    rows = history_view(svc, 5)["rounds"]
+    assert rows and rows[0]["id"] == rid and rows[0]["camera"] == [["blurred"], []]
+    surveillance.evaluate("refresh()")
+    surveillance.wait_for_selector("#history >> text=blurred → clear")

@@ -259,6 +259,7 @@ def console_view(svc: TableService, who: Actor) -> dict[str, Any]:
         view = sign_view(svc)
         rnd = svc.table.current()
         view["user"] = {"name": who.name, "role": who.role.value}
+        view["camera"] = camera_view(svc)
         if rnd is None:
             view["detail"] = None
             return view
@@ -287,6 +288,24 @@ def console_view(svc: TableService, who: Actor) -> dict[str, Any]:
     return view
 
 
+def camera_view(svc: TableService) -> dict[str, Any] | None:
+    """The camera's condition as last recorded (``camera_condition`` audit records,
+    :meth:`TableService.camera_check`): its warnings with what each asks of the staff, what was
+    measured, and the round and time it was recorded at; ``None`` before any record."""
+    from vision.quality import ADVICE, describe_quality
+
+    row = svc.store.db.execute(
+        "SELECT round_id, at, payload FROM audit WHERE kind = 'camera_condition' "
+        "ORDER BY id DESC LIMIT 1").fetchone()
+    if row is None:
+        return None
+    payload = json.loads(row["payload"])
+    return {"warnings": payload["warnings"],
+            "advice": [ADVICE.get(w, w) for w in payload["warnings"]],
+            "measured": describe_quality(payload.get("quality") or {}),
+            "round": row["round_id"], "at": row["at"]}
+
+
 def history_view(svc: TableService, limit: int) -> dict[str, Any]:
     with svc.lock:
         db = svc.store.db
@@ -308,6 +327,11 @@ def history_view(svc: TableService, limit: int) -> dict[str, Any]:
                              "validated_by": r["validated_by"], "document": r["document"]}
                             for r in rnd.results],
                 "holds": [h.get("reason") for h in holds],
+                # the camera's condition as recorded during the round ("clear" again: [])
+                "camera": [json.loads(r[0])["warnings"] for r in db.execute(
+                    "SELECT payload FROM audit WHERE round_id = ? AND kind = "
+                    "'camera_condition' ORDER BY id", (rnd.id,))],
                 "frames": rnd.data.get("frames", []),
             })
-    return {"rounds": out}
+        camera = camera_view(svc)
+    return {"rounds": out, "camera": camera}

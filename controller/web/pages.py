@@ -25,6 +25,7 @@ input { font-size: 1.1rem; padding: 0.4rem; }
 table { border-collapse: collapse; } td, th { border: 1px solid #333a5c; padding: 0.3rem 0.6rem; }
 .msg { min-height: 1.5rem; color: #ffd54f; }
 .held { background: #7a1f1f; padding: 0.5rem; border-radius: 6px; }
+.camera-warn { background: #6b531a; padding: 0.5rem; border-radius: 6px; }
 """
 
 SIGN_STYLE = """
@@ -159,6 +160,7 @@ async function refresh() {
   for (const i of box.querySelectorAll('input')) if (i.value) typed[i.id] = i.value;
   box.replaceChildren();
   box.append(el('p', '', 'Meter $' + v.meter));
+  if (KIND === 'floor') box.append(cameraLine(v.camera));
   if (!d) {
     box.append(el('p', '', 'No round open.'));
     if (KIND === 'dealer') box.append(btn('Open round', () => act('open')));
@@ -213,19 +215,30 @@ async function refresh() {
     const i = document.getElementById(id); if (i) i.value = value; }
   if (focus && document.getElementById(focus)) document.getElementById(focus).focus();
 }
+// The camera's condition as last recorded (blurred, streaked by motion, cards too small).
+function cameraLine(c) {
+  const p = el('p', c && c.warnings.length ? 'camera-warn' : '', '');
+  p.id = 'camera';
+  p.textContent = !c ? 'Camera: no condition recorded' : c.warnings.length
+    ? 'Camera: ' + c.advice.join('; ') + ' (' + c.measured + '; since round ' + c.round + ')'
+    : 'Camera: clear (since round ' + c.round + ')';
+  return p;
+}
 async function history() {
   const r = await fetch('/api/history?limit=50');
   if (r.status !== 200) { location.href = '/login?next=/surveillance'; return; }
   const v = await r.json(); const box = document.getElementById('round'); box.replaceChildren();
+  box.append(cameraLine(v.camera));
   const t = el('table'); t.id = 'history';
-  const hr = el('tr'); for (const h of ['round', 'draw', 'cards (shoe / camera)', 'results', 'holds', 'frames'])
+  const hr = el('tr'); for (const h of ['round', 'draw', 'cards (shoe / camera)', 'results', 'holds', 'camera', 'frames'])
     hr.append(el('th', '', h));
   t.append(hr);
   for (const rd of v.rounds) { const tr = el('tr');
     tr.append(el('td', '', String(rd.id)), el('td', '', rd.draw.join('; ')),
       el('td', '', rd.cards.map(c => c.spot + ' ' + (c.shoe || '-') + '/' + (c.camera || '-')).join(', ')),
       el('td', '', rd.results.map(x => 'seat ' + x.seat + ' ' + x.hand + ' $' + x.amount).join('; ')),
-      el('td', '', rd.holds.join('; ')));
+      el('td', '', rd.holds.join('; ')),
+      el('td', '', rd.camera.map(w => w.length ? w.join(', ') : 'clear').join(' → ')));
     const f = el('td'); for (const name of rd.frames) { const a = el('a', '', name);
       a.href = '/frames/' + encodeURIComponent(name); f.append(a, document.createTextNode(' ')); }
     tr.append(f); t.append(tr); }
