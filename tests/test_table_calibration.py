@@ -265,3 +265,34 @@ def test_a_mirrored_frame_is_not_calibrated_from_its_markers() -> None:
     TableCalibration.from_aruco(img, DEFAULT_MARKERS)
     with pytest.raises(CalibrationError):
         TableCalibration.from_aruco(cv2.flip(img, 1), DEFAULT_MARKERS)
+
+
+def test_recognize_with_table_says_how_wide_a_card_is_at_each_spot(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """From the calibration alone, the card width at every spot of the layout (what an
+    installer needs from one frame of the empty table), and the spots where it is under the
+    reader's small-card width: none for a camera near the table, every one for a far one."""
+    from vision.quality import SMALL_CARD_PX
+
+    rng = np.random.default_rng(7)
+    (tmp_path / "t.toml").write_text('[camera]\ncalibration = "aruco"\n')
+    for name, card_px in (("near", (60, 64)), ("far", (30, 33))):
+        img, labels = render_table({"seat3": ["7S"]}, rng, design="plastic",
+                                   markers=DEFAULT_MARKERS, tilt_max=0, card_px=card_px)
+        cv2.imwrite(str(tmp_path / f"{name}.png"), img)
+        assert main(["recognize", "--json", "--table", str(tmp_path / "t.toml"),
+                     str(tmp_path / f"{name}.png")]) == 0
+        line = json.loads(capsys.readouterr().out)
+        assert "calibration_error" not in line
+        widths = line["quality"]["spot_card_px"]
+        assert set(widths) == set(load_config().camera.areas)
+        true_width = labels["cards"][0]["card_width_px"]
+        assert all(0.8 * true_width < w < 1.2 * true_width for w in widths.values()), widths
+        small = line["quality"]["small_spots"]
+        assert small == ([] if name == "near" else
+                         [s for s, w in widths.items() if w < SMALL_CARD_PX]) and (
+            name == "near" or small)
+    assert main(["recognize", "--table", str(tmp_path / "t.toml"),
+                 str(tmp_path / "far.png")]) == 0
+    out = capsys.readouterr().out
+    assert "small cards at " in out and all(f"{s} (" in out for s in small)

@@ -172,6 +172,27 @@ class TableCalibration:
         x, y = x / max(float(np.linalg.norm(x)), 1e-9), y / max(float(np.linalg.norm(y)), 1e-9)
         return (tl + 0.5 * (self.card_mm[0] * x + self.card_mm[1] * y)).astype(float)
 
+    def spot_card_widths(self) -> dict[str, float]:
+        """The width in image pixels of a card lying at each spot: the card's width along
+        the layout's two axes mapped into the image, the shorter of the two (however the card
+        is turned, it is at least that wide there). A camera that shows some spot's cards
+        under :data:`vision.quality.SMALL_CARD_PX` reads few of them: this tells an installer
+        so from one frame of the empty layout.
+
+        >>> cal = TableCalibration(np.diag([2.0, 2.0, 1.0]), {"seat1": (100.0, 200.0)})
+        >>> {k: round(v, 2) for k, v in cal.spot_card_widths().items()}  # 2 mm a pixel
+        {'seat1': 31.75}
+        """
+        to_image = np.linalg.inv(np.asarray(self.image_to_layout, np.float64))
+        width = float(self.card_mm[0])
+        out = {}
+        for name, (x, y) in self.spots.items():
+            q = np.array([[x, y], [x + width, y], [x, y + width]], np.float64)
+            v = q @ to_image[:, :2].T + to_image[:, 2]
+            p = v[:, :2] / v[:, 2:3]
+            out[name] = float(min(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
+        return out
+
     def spot_for(self, point: Sequence[float]) -> str | None:
         """The nearest spot to an image point, or ``None`` if none is within range."""
         return self.spot_at(self.to_layout(point))
@@ -191,8 +212,13 @@ def assign_spots(result: dict, calibration: TableCalibration) -> dict:
     """A copy of a recognition result with ``"spot"`` added to every card (placed by
     :meth:`TableCalibration.card_centre`), face-down card and unreadable card (by their
     centres; an unreadable card that carries its corners, with its rank and colour, as a
-    card); ``None`` off the layout."""
+    card); ``None`` off the layout. Its ``"quality"`` gains the card width at each spot
+    (:func:`vision.quality.with_spot_sizes`)."""
     out = dict(result)
+    if "quality" in result:  # the frame's condition, and what the calibration says of it
+        from vision.quality import with_spot_sizes
+
+        out["quality"] = with_spot_sizes(result["quality"], calibration.spot_card_widths())
     for key in ("cards", "face_down", "unreadable"):
         out[key] = [{**c, "spot": calibration.spot_at(calibration.card_centre(c["corners"]))
                      if "corners" in c else calibration.spot_for(c["center"])}

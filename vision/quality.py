@@ -224,3 +224,17 @@ def image_warnings(result: dict) -> list[str]:
     (['none'], ['none'])
     """
     return list((result.get("quality") or {}).get("warnings") or ["none"])
+
+
+def with_spot_sizes(quality: dict, widths: dict[str, float]) -> dict:
+    """``quality`` (:meth:`ImageQuality.to_json`) with the width in pixels of a card at each
+    layout spot of a calibrated table (``widths``:
+    :meth:`vision.calibration.TableCalibration.spot_card_widths`) and the spots where it is
+    under :data:`SMALL_CARD_PX` (``"small_spots"``): known from the calibration alone, before
+    any card lies there.
+
+    >>> with_spot_sizes({"warnings": []}, {"seat1": 52.04, "seat7": 36.5})
+    {'warnings': [], 'spot_card_px': {'seat1': 52.0, 'seat7': 36.5}, 'small_spots': ['seat7']}
+    """
+    return {**quality, "spot_card_px": {k: round(v, 1) for k, v in widths.items()},
+            "small_spots": [k for k, v in widths.items() if v < SMALL_CARD_PX]}

@@ -208,6 +208,9 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
     quality = result.get("quality") or {}
     if quality.get("warnings"):
         cards += f" | image: {', '.join(quality['warnings'])} ({describe_quality(quality)})"
+    if quality.get("small_spots"):  # from the calibration: cards there would be too small
+        cards += " | small cards at " + ", ".join(
+            f"{s} ({quality['spot_card_px'][s]:.0f} px)" for s in quality["small_spots"])
     if "images" in head:
         label = f"burst of {len(head['images'])} frames"
     else:
