@@ -8,6 +8,7 @@ Every caller (serial reader threads, the camera loop, web requests) goes through
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import threading
 from collections import deque
@@ -46,9 +47,12 @@ class TableService:
         self.table = Table(store, cfg, rng=rng, on_lights=self._on_lights,
                            on_change=self._on_change)
         self.auth = Auth(store, cfg.web.session_minutes)
-        #: The camera's condition as last recorded (:mod:`vision.quality`'s warnings), and
-        #: the warnings of the last frames read.
-        self.camera_condition: tuple[str, ...] = ()
+        #: The camera's condition as last recorded (:mod:`vision.quality`'s warnings; after a
+        #: restart, the record's), and the warnings of the last frames read.
+        last = store.db.execute("SELECT payload FROM audit WHERE kind = 'camera_condition' "
+                                "ORDER BY id DESC LIMIT 1").fetchone()
+        self.camera_condition: tuple[str, ...] = (
+            tuple(json.loads(last[0])["warnings"]) if last is not None else ())
         self._recent_quality: deque[set[str]] = deque(maxlen=CONDITION_FRAMES)
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -87,11 +91,11 @@ class TableService:
         kept (``frame_names``: one, or a burst's) is recorded. ``rank_colour``: cards whose
         code the camera could not read but whose rank and colour it could
         (:func:`controller.fusion.cross_check`). ``quality``: the frame's condition
-        (:mod:`vision.quality`); when its warnings differ from the last frame's (a camera
-        blurred or seeing the cards too small, or fixed again: :data:`CONDITION_FRAMES`
-        frames in a row) a ``camera_condition`` audit
-        record says so, for surveillance to tell cards the camera could not read from cards
-        that were not there. It holds no round: an unread card is no problem by itself."""
+        (:mod:`vision.quality`): a warning carried by :data:`CONDITION_FRAMES` frames in a
+        row (a camera blurred, shaking, or seeing the cards too small), or cleared by as many
+        without it, is a ``camera_condition`` audit record with what was measured, for
+        surveillance to tell cards the camera could not read from cards that were not there.
+        It holds no round: an unread card is no problem by itself."""
         with self.lock:
             self._record_condition(round_id, quality)
             table = self.table

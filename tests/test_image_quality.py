@@ -193,3 +193,18 @@ def test_the_table_records_when_the_camera_blurs_and_clears(dealt_service) -> No
     blurred = json.loads(rows[0][1])["quality"]
     assert blurred["edge_blur_px"] > 1.5 and blurred["warnings"] == ["blurred"]
     assert svc.camera_condition == ()
+    # a restart resumes from the record: blurred again, three frames later it is recorded
+    # once more; the service that starts after it knows the camera was blurred
+    for _ in range(3):
+        svc.camera_check(rid, [], hole_up=False, quality=soft_q)
+    assert svc.camera_condition == ("blurred",)
+    from controller.service import TableService
+
+    again = TableService(svc.store, svc.cfg)
+    assert again.camera_condition == ("blurred",)
+    for _ in range(3):
+        again.camera_check(rid, [], hole_up=False, quality=sharp_q)
+    assert again.camera_condition == ()
+    kinds = sqlite3.connect(svc.store.path).execute(
+        "SELECT payload FROM audit WHERE kind = 'camera_condition' ORDER BY id").fetchall()
+    assert [json.loads(p)["warnings"] for (p,) in kinds] == [["blurred"], [], ["blurred"], []]
