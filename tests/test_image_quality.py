@@ -134,6 +134,13 @@ def test_recognize_prints_the_quality(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["recognize", str(tmp_path / "soft.png")]) == 0
     out = capsys.readouterr().out
     assert "image: blurred" in out and "card edges spread" in out
+    # over several frames, the count of each warning after them (not with --json)
+    cv2.imwrite(str(tmp_path / "sharp.png"), img)
+    assert main(["recognize", str(tmp_path)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == "camera condition over 2 frames: blurred 1 (50 %), motion_blur 0, small_cards 0"
+    assert main(["recognize", "--json", str(tmp_path)]) == 0
+    assert all(line.startswith("{") for line in capsys.readouterr().out.splitlines())
 
 
 def test_vision_eval_breaks_the_scores_down_by_the_warnings(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from controller.cli import CommandError
@@ -266,6 +267,7 @@ def run(args: argparse.Namespace) -> int:
     total = 0 if args.json else sum(-(-frame_count(p) // args.every) if is_video(p) else 1
                                     for p in files)
     failed = 0
+    conditions: Counter[str] = Counter()  # frames read, and those of each camera warning
     reads = read_in_order(_read_job, _jobs(files, args.every), (rec, calibrator), workers)
     with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
         try:
@@ -276,8 +278,30 @@ def run(args: argparse.Namespace) -> int:
                     _error(head["image"], result, args.json)
                     continue
                 _print(head, result, args.json)
+                conditions.update(["frames", *(result.get("quality") or {}).get("warnings", ())])
         except WorkerError as exc:
             raise CommandError(str(exc)) from None
         finally:
             reads.close()  # (a reader that left: the workers stop before we do)
+    if not args.json and conditions["frames"] > 1:
+        print(_conditions_line(conditions))
     return 1 if failed else 0
+
+
+def _conditions_line(conditions: Counter[str]) -> str:
+    """The camera's condition over the frames read (without ``--json``, after them): how
+    many frames each :mod:`vision.quality` warning was raised in.
+
+    >>> from collections import Counter
+    >>> _conditions_line(Counter(frames=80, blurred=12, motion_blur=5))
+    'camera condition over 80 frames: blurred 12 (15 %), motion_blur 5 (6 %), small_cards 0'
+    >>> _conditions_line(Counter(frames=3))
+    'camera condition over 3 frames: no warning'
+    """
+    n = conditions["frames"]
+    warned = ("blurred", "motion_blur", "small_cards")
+    if not any(conditions[w] for w in warned):
+        return f"camera condition over {n} frames: no warning"
+    return f"camera condition over {n} frames: " + ", ".join(
+        f"{w} {conditions[w]}" + (f" ({100 * conditions[w] / n:.0f} %)" if conditions[w] else "")
+        for w in warned)
