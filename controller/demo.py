@@ -83,6 +83,8 @@ class Demo:
         self.camera_ms: list[float] = []
         #: Shoe cards at each camera check: read by code, by rank and colour alone, not read.
         self.camera_readings: Counter[str] = Counter()
+        #: Checks whose frame carried each camera warning (vision.quality).
+        self.camera_warnings: Counter[str] = Counter()
 
     # -- set-up -------------------------------------------------------------------------------
     def start(self) -> dict[str, str]:
@@ -201,6 +203,7 @@ class Demo:
         name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
+        self.camera_warnings.update((read.quality or {}).get("warnings", ()))
         before = self.svc.camera_condition
         result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
                                        read.calibration_error, read.warning,
@@ -219,7 +222,8 @@ class Demo:
             self.say(f"round {rnd.id}: held — {'; '.join(result.problems)}")
 
     def camera_summary(self) -> str | None:
-        """What the camera made of the shoe's cards over the checks so far (one line)."""
+        """What the camera made of the shoe's cards over the checks so far, and how many of its
+        frames were blurred or showed the cards small (:mod:`vision.quality`; one line)."""
         n = sum(self.camera_readings.values())
         if not n:
             return None
@@ -227,7 +231,9 @@ class Demo:
         return (f"camera: {len(self.camera_ms)} checks, median {median(self.camera_ms):.0f} ms; "
                 f"of {n} shoe cards on the layout {code} read by code "
                 f"({100 * code / n:.0f} %), {rc} more by rank and colour alone "
-                f"({100 * (code + rc) / n:.0f} % in all)")
+                f"({100 * (code + rc) / n:.0f} % in all); frames warned of: "
+                + (", ".join(f"{w} {k}" for w, k in sorted(self.camera_warnings.items()))
+                   or "none"))
 
     # -- the dealer's loop --------------------------------------------------------------------
     def run(self) -> int:

@@ -69,10 +69,15 @@ def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
     # the camera's readings of the shoe's cards, summed up when the demo ends
     summary = re.search(r"^camera: (\d+) checks, median \d+ ms; of (\d+) shoe cards on the "
                         r"layout (\d+) read by code \(\d+ %\), (\d+) more by rank and colour "
-                        r"alone \(\d+ % in all\)$", res.stdout, re.M)
+                        r"alone \(\d+ % in all\); frames warned of: (.+)$", res.stdout, re.M)
     assert summary, res.stdout
-    checks, cards, by_code, by_rank_colour = map(int, summary.groups())
+    checks, cards, by_code, by_rank_colour = map(int, summary.groups()[:4])
     assert checks >= 6 and 0 < by_code + by_rank_colour <= cards
+    # and how many checks' frames the camera's condition was warned of in (vision.quality)
+    warned = summary.group(5)
+    assert warned == "none" or all(
+        re.fullmatch(r"(blurred|motion_blur|small_cards) (\d+)", part)
+        and int(part.split()[1]) <= checks for part in warned.split(", ")), warned
     # The record names the reader behind every camera code: its models' sha256, the
     # libraries and the CPU's kernels, as the camera started.
     started = con.execute("SELECT actor, round_id, payload FROM audit "
