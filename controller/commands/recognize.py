@@ -205,7 +205,8 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
         cards += f" | not placed: {result['calibration_error']}"
     if "warning" in result:
         cards += f" | warning: {result['warning']}"
-    # the camera's condition (vision.quality): "blurred (edges 1.4 px on 52 px cards)"
+    # the camera's condition (vision.quality): "image: blurred (card edges spread 1.40 px on
+    # cards 52 px wide, ...)"
     quality = result.get("quality") or {}
     if quality.get("warnings"):
         cards += f" | image: {', '.join(quality['warnings'])} ({describe_quality(quality)})"
