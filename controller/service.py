@@ -11,6 +11,7 @@ import asyncio
 import json
 import random
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
@@ -47,13 +48,20 @@ class TableService:
         self.table = Table(store, cfg, rng=rng, on_lights=self._on_lights,
                            on_change=self._on_change)
         self.auth = Auth(store, cfg.web.session_minutes)
-        #: The camera's condition as last recorded (:mod:`vision.quality`'s warnings; after a
-        #: restart, the record's), and the warnings of the last frames read.
-        last = store.db.execute("SELECT payload FROM audit WHERE kind = 'camera_condition' "
-                                "ORDER BY id DESC LIMIT 1").fetchone()
-        self.camera_condition: tuple[str, ...] = (
-            tuple(json.loads(last[0])["warnings"]) if last is not None else ())
+        #: The last ``camera_condition`` record (its round, time, warnings and quality; read
+        #: from the store once, so a restart resumes from it), and the warnings of the last
+        #: frames read.
+        last = store.db.execute("SELECT round_id, at, payload FROM audit WHERE kind = "
+                                "'camera_condition' ORDER BY id DESC LIMIT 1").fetchone()
+        self.camera_record: dict[str, Any] | None = (
+            None if last is None else {"round": last[0], "at": last[1], **json.loads(last[2])})
         self._recent_quality: deque[set[str]] = deque(maxlen=CONDITION_FRAMES)
+
+    @property
+    def camera_condition(self) -> tuple[str, ...]:
+        """The camera's warnings as last recorded (:mod:`vision.quality`); none before any
+        record."""
+        return tuple(self.camera_record["warnings"]) if self.camera_record else ()
 
     def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         with self.lock:
@@ -138,10 +146,11 @@ class TableService:
         condition = tuple(sorted(kept | raised))
         if condition == self.camera_condition:
             return
+        payload = {"warnings": list(condition), "quality": quality}
+        at = time.time()
         with self.store.transaction():
-            self.store.append_audit(round_id, str(CAMERA), "camera_condition",
-                                    {"warnings": list(condition), "quality": quality})
-        self.camera_condition = condition
+            self.store.append_audit(round_id, str(CAMERA), "camera_condition", payload, at=at)
+        self.camera_record = {"round": round_id, "at": at, **payload}
         self._on_change("camera_condition")
 
     # -- notifications ------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.burst import card_width as reported_width
 from vision.proposals import Outline
 
 #: Profile samples across an edge: this many pixels each side of it (at 720 rows; scaled with
@@ -102,6 +103,8 @@ class ImageQuality:
                 "warnings": list(self.warnings)}
 
 
+#: The warnings :func:`measure` raises, in the order they are listed.
+WARNINGS = ("blurred", "motion_blur", "small_cards")
 #: What each warning asks of the staff (the demo's log, the floor and surveillance consoles).
 ADVICE = {
     "blurred": "card edges blurred: check the camera's focus and exposure",
@@ -184,13 +187,9 @@ def _streak(sigma: np.ndarray, direction: np.ndarray) -> float | None:
 
 
 def card_width(cards: Sequence[dict]) -> float | None:
-    """The median width (pixels) of reported cards (``recognize``'s ``"cards"``, each with its
-    four ``"corners"``): the mean of its shorter pair of opposite sides."""
-    widths = []
-    for card in cards:
-        c = np.asarray(card["corners"], np.float64)
-        sides = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
-        widths.append(float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2))
+    """The median width (pixels) of reported cards (``recognize``'s ``"cards"``), each
+    measured as :func:`vision.burst.card_width` measures one."""
+    widths = [reported_width(card) for card in cards]
     return float(np.median(widths)) if widths else None
 
 
@@ -211,7 +210,7 @@ def describe_quality(quality: dict) -> str:
 
 
 #: The order :func:`image_warnings`' keys are listed in: frames without a warning first.
-WARNING_ORDER = ("none", "blurred", "motion_blur", "small_cards")
+WARNING_ORDER = ("none", *WARNINGS)
 
 
 def image_warnings(result: dict) -> list[str]:

@@ -299,8 +299,9 @@ def _conditions_line(conditions: Counter[str]) -> str:
     >>> _conditions_line(Counter(frames=3))
     'camera condition over 3 frames: no warning'
     """
+    from vision.quality import WARNINGS as warned
+
     n = conditions["frames"]
-    warned = ("blurred", "motion_blur", "small_cards")
     if not any(conditions[w] for w in warned):
         return f"camera condition over {n} frames: no warning"
     return f"camera condition over {n} frames: " + ", ".join(

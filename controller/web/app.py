@@ -289,21 +289,18 @@ def console_view(svc: TableService, who: Actor) -> dict[str, Any]:
 
 
 def camera_view(svc: TableService) -> dict[str, Any] | None:
-    """The camera's condition as last recorded (``camera_condition`` audit records,
-    :meth:`TableService.camera_check`): its warnings with what each asks of the staff, what was
-    measured, and the round and time it was recorded at; ``None`` before any record."""
+    """The camera's condition as last recorded (:attr:`TableService.camera_record`, from
+    :meth:`TableService.camera_check`): its warnings with what each asks of the staff, what
+    was measured, and the round and time it was recorded at; ``None`` before any record."""
     from vision.quality import ADVICE, describe_quality
 
-    row = svc.store.db.execute(
-        "SELECT round_id, at, payload FROM audit WHERE kind = 'camera_condition' "
-        "ORDER BY id DESC LIMIT 1").fetchone()
-    if row is None:
+    record = svc.camera_record
+    if record is None:
         return None
-    payload = json.loads(row["payload"])
-    return {"warnings": payload["warnings"],
-            "advice": [ADVICE.get(w, w) for w in payload["warnings"]],
-            "measured": describe_quality(payload.get("quality") or {}),
-            "round": row["round_id"], "at": row["at"]}
+    return {"warnings": record["warnings"],
+            "advice": [ADVICE.get(w, w) for w in record["warnings"]],
+            "measured": describe_quality(record.get("quality") or {}),
+            "round": record["round"], "at": record["at"]}
 
 
 def history_view(svc: TableService, limit: int) -> dict[str, Any]:
