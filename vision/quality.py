@@ -200,13 +200,20 @@ def describe_quality(quality: dict) -> str:
     'card edges spread 1.40 px on cards 52 px wide, 2.1 times as much one way as the other'
     >>> describe_quality({"card_width_px": 38.5, "edge_blur_px": None, "streak": None})
     'cards 38 px wide'
+    >>> describe_quality({"card_width_px": 70.0, "edge_blur_px": None, "read_scale": 0.5})
+    'cards 70 px wide, the frame read at 0.5 of its size'
+
+    (A frame larger than 1080p is read smaller, :mod:`vision.framesize`: its warnings judge
+    the cards as read.)
     """
     width, blur, streak = (quality.get(k) for k in ("card_width_px", "edge_blur_px", "streak"))
     size = f"cards {width:.0f} px wide" if width else "no card measured"
+    scale = quality.get("read_scale")
+    read = f", the frame read at {scale:g} of its size" if scale else ""
     if blur is None:
-        return size
+        return size + read
     out = f"card edges spread {blur:.2f} px on {size}"
-    return out + (f", {streak:.1f} times as much one way as the other" if streak else "")
+    return out + (f", {streak:.1f} times as much one way as the other" if streak else "") + read
 
 
 #: The order :func:`image_warnings`' keys are listed in: frames without a warning first.

@@ -48,6 +48,7 @@ from vision.frames import (
     has_colour,
     refuse_codes,
 )
+from vision.framesize import reading_size, to_frame_pixels
 from vision.handwalk import walk
 from vision.kernels import check_session, needs_exact_kernels
 from vision.merge import _Read, merge_reads
@@ -375,16 +376,23 @@ class Recognizer:
         module docstring for the shape of the result. In a frame without colour, or whose
         colour follows its brightness alone (a tinted monochrome picture; :mod:`vision.frames`),
         or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
-        every face-up card is refused and the result carries a ``"warning"`` saying why.
-        ``table``: the card sizes of a calibrated table (:mod:`vision.tablesize`) instead of
-        those estimated in the frame, the cards kept at :attr:`calibrated_threshold` where the
-        model has one (and then without rank and colour: not calibrated for such reads), else
-        at the operating threshold: more cards, but for the bundled reader the misread rule on
-        designs it never saw asks 0.999 of such reads, not its 0.997, so it has no calibrated
-        threshold and the table's camera does not read so (``models/cards_v5.md``,
-        twenty-eighth session); an enrolled deck may (twenty-ninth session)."""
+        every face-up card is refused and the result carries a ``"warning"`` saying why. A
+        frame larger than 1080p is read at 1080p and reported in its own pixels
+        (:mod:`vision.framesize`). ``table``: the card sizes of a calibrated table
+        (:mod:`vision.tablesize`) instead of those estimated in the frame, the cards kept at
+        :attr:`calibrated_threshold` where the model has one (and then without rank and
+        colour: not calibrated for such reads), else at the operating threshold: more cards,
+        but for the bundled reader the misread rule on designs it never saw asks 0.999 of
+        such reads, not its 0.997, so it has no calibrated threshold and the table's camera
+        does not read so (``models/cards_v5.md``, twenty-eighth session); an enrolled deck
+        may (twenty-ninth session)."""
         t0 = time.perf_counter()
         img = as_bgr(img)
+        size = reading_size(img.shape)
+        if size is not None:  # larger than 1080p: read at 1080p (vision.framesize)
+            fx, fy = size[0] / img.shape[1], size[1] / img.shape[0]
+            img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+            table = None if table is None else table.scaled(fx, fy)
         reads, found, looks = self._read(img, table)
         if table is not None and self.calibrated_threshold is not None:
             result = merge_reads(reads, self.calibrated_threshold)
@@ -395,6 +403,8 @@ class Recognizer:
         elif self.few_cards(reads, result) and self.looks_mirrored(img, found, looks):
             result = refuse_codes(result, MIRRORED)
         result["quality"] = measure(img, found, card_width(result["cards"])).to_json()
+        if size is not None:
+            result = to_frame_pixels(result, fx, fy)
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return result
 

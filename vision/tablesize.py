@@ -50,6 +50,19 @@ class TableSize:
         return cls(np.asarray(calibration.image_to_layout, np.float64),
                    tuple(float(v) for v in calibration.card_mm))
 
+    def scaled(self, fx: float, fy: float) -> TableSize:
+        """The same table in a frame scaled by ``fx`` across and ``fy`` down (a frame read
+        smaller than it was taken, :mod:`vision.framesize`).
+
+        >>> import numpy as np
+        >>> size = TableSize(np.diag([0.5, 0.5, 1.0]), (63.0, 88.0))   # 2 pixels a millimetre
+        >>> size.scaled(0.5, 0.5).lengths(np.array([[50.0, 50.0]]), np.array([[1.0, 0.0]]),
+        ...                               63.0).tolist()
+        [63.0]
+        """
+        return TableSize(np.asarray(self.image_to_layout, np.float64)
+                         @ np.diag([1.0 / fx, 1.0 / fy, 1.0]), self.card_mm)
+
     def lengths(self, points: np.ndarray, directions: np.ndarray, mm: float) -> np.ndarray:
         """``(n,)``: for each image point ``(n, 2)`` and image direction ``(n, 2)``, the pixel
         distance from the point to where ``mm`` table millimetres along the table direction
