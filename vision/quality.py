@@ -237,10 +237,14 @@ def with_spot_sizes(quality: dict, widths: dict[str, float]) -> dict:
     layout spot of a calibrated table (``widths``:
     :meth:`vision.calibration.TableCalibration.spot_card_widths`) and the spots where it is
     under :data:`SMALL_CARD_PX` (``"small_spots"``): known from the calibration alone, before
-    any card lies there.
+    any card lies there. The widths are the frame's pixels; a frame read smaller
+    (``"read_scale"``, :mod:`vision.framesize`) is judged as read.
 
     >>> with_spot_sizes({"warnings": []}, {"seat1": 52.04, "seat7": 36.5})
     {'warnings': [], 'spot_card_px': {'seat1': 52.0, 'seat7': 36.5}, 'small_spots': ['seat7']}
+    >>> with_spot_sizes({"read_scale": 0.5}, {"seat1": 104.0, "seat7": 73.0})["small_spots"]
+    ['seat7']
     """
+    scale = quality.get("read_scale", 1.0)
     return {**quality, "spot_card_px": {k: round(v, 1) for k, v in widths.items()},
-            "small_spots": [k for k, v in widths.items() if v < SMALL_CARD_PX]}
+            "small_spots": [k for k, v in widths.items() if v * scale < SMALL_CARD_PX]}
