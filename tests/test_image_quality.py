@@ -129,7 +129,7 @@ def test_recognize_prints_the_quality(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["recognize", "--json", str(tmp_path / "soft.png")]) == 0
     line = json.loads(capsys.readouterr().out)
     assert set(line["quality"]) == {"card_width_px", "edge_blur_px", "blur_share", "streak",
-                                    "edges", "warnings"}
+                                    "edges", "warnings", "stock_level"}
     assert "blurred" in line["quality"]["warnings"]
     assert main(["recognize", str(tmp_path / "soft.png")]) == 0
     out = capsys.readouterr().out
@@ -138,7 +138,8 @@ def test_recognize_prints_the_quality(tmp_path: Path, capsys: pytest.CaptureFixt
     cv2.imwrite(str(tmp_path / "sharp.png"), img)
     assert main(["recognize", str(tmp_path)]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last == "camera condition over 2 frames: blurred 1 (50 %), motion_blur 0, small_cards 0"
+    assert last == ("camera condition over 2 frames: blurred 1 (50 %), motion_blur 0, "
+                    "small_cards 0, underexposed 0")
     assert main(["recognize", "--json", str(tmp_path)]) == 0
     assert all(line.startswith("{") for line in capsys.readouterr().out.splitlines())
 

@@ -41,6 +41,7 @@ import numpy as np
 from vision.burst import fuse
 from vision.codes import CLASSES
 from vision.crops import extract_crops
+from vision.exposure import brightened, stock_level, with_exposure
 from vision.frames import (
     MIRRORED,
     as_bgr,
@@ -378,7 +379,8 @@ class Recognizer:
         or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
         every face-up card is refused and the result carries a ``"warning"`` saying why. A
         frame larger than 1080p is read at 1080p and reported in its own pixels
-        (:mod:`vision.framesize`). ``table``: the card sizes of a calibrated table
+        (:mod:`vision.framesize`); one darker than any the reader was made on is brightened
+        first (:mod:`vision.exposure`). ``table``: the card sizes of a calibrated table
         (:mod:`vision.tablesize`) instead of those estimated in the frame, the cards kept at
         :attr:`calibrated_threshold` where the model has one (and then without rank and
         colour: not calibrated for such reads), else at the operating threshold: more cards,
@@ -388,6 +390,8 @@ class Recognizer:
         may (twenty-ninth session)."""
         t0 = time.perf_counter()
         img = as_bgr(img)
+        level = stock_level(img)
+        img, gain = brightened(img, level)  # darker than any frame read before (vision.exposure)
         size = reading_size(img.shape)
         if size is not None:  # larger than 1080p: read at 1080p (vision.framesize)
             fx, fy = size[0] / img.shape[1], size[1] / img.shape[0]
@@ -402,7 +406,8 @@ class Recognizer:
             result = refuse_codes(result)
         elif self.few_cards(reads, result) and self.looks_mirrored(img, found, looks):
             result = refuse_codes(result, MIRRORED)
-        result["quality"] = measure(img, found, card_width(result["cards"])).to_json()
+        result["quality"] = with_exposure(
+            measure(img, found, card_width(result["cards"])).to_json(), level, gain)
         if size is not None:
             result = to_frame_pixels(result, fx, fy)
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
