@@ -223,7 +223,7 @@ class Demo:
 
     def camera_summary(self) -> str | None:
         """What the camera made of the shoe's cards over the checks so far, and how many of its
-        frames were blurred or showed the cards small (:mod:`vision.quality`; one line)."""
+        frames were blurred, dark or showed the cards small (:mod:`vision.quality`; one line)."""
         n = sum(self.camera_readings.values())
         if not n:
             return None

@@ -100,8 +100,8 @@ class TableService:
         code the camera could not read but whose rank and colour it could
         (:func:`controller.fusion.cross_check`). ``quality``: the frame's condition
         (:mod:`vision.quality`): a warning carried by :data:`CONDITION_FRAMES` frames in a
-        row (a camera blurred, shaking, or seeing the cards too small), or cleared by as many
-        without it, is a ``camera_condition`` audit record with what was measured, for
+        row (a camera blurred, shaking, too dark, or seeing the cards too small), or cleared
+        by as many without it, is a ``camera_condition`` audit record with what was measured, for
         surveillance to tell cards the camera could not read from cards that were not there.
         It holds no round: an unread card is no problem by itself."""
         with self.lock:

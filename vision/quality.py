@@ -204,14 +204,18 @@ def describe_quality(quality: dict) -> str:
     'cards 38 px wide'
     >>> describe_quality({"card_width_px": 70.0, "edge_blur_px": None, "read_scale": 0.5})
     'cards 70 px wide, the frame read at 0.5 of its size'
+    >>> describe_quality({"card_width_px": 50.0, "stock_level": 60, "gain": 3.33})
+    'cards 50 px wide, card stock at 60 of 255, brightened 3.33 times'
 
     (A frame larger than 1080p is read smaller, :mod:`vision.framesize`: its warnings judge
-    the cards as read.)
+    the cards as read; a dark one brighter, :mod:`vision.exposure`.)
     """
     width, blur, streak = (quality.get(k) for k in ("card_width_px", "edge_blur_px", "streak"))
     size = f"cards {width:.0f} px wide" if width else "no card measured"
-    scale = quality.get("read_scale")
+    scale, gain = quality.get("read_scale"), quality.get("gain")
     read = f", the frame read at {scale:g} of its size" if scale else ""
+    if gain:  # a dark frame (vision.exposure)
+        read += f", card stock at {quality.get('stock_level')} of 255, brightened {gain:g} times"
     if blur is None:
         return size + read
     out = f"card edges spread {blur:.2f} px on {size}"

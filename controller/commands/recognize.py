@@ -294,8 +294,8 @@ def _conditions_line(conditions: Counter[str]) -> str:
     many frames each :mod:`vision.quality` warning was raised in.
 
     >>> from collections import Counter
-    >>> _conditions_line(Counter(frames=80, blurred=12, motion_blur=5))
-    'camera condition over 80 frames: blurred 12 (15 %), motion_blur 5 (6 %), small_cards 0'
+    >>> _conditions_line(Counter(frames=80, blurred=12, motion_blur=5))[33:]
+    'blurred 12 (15 %), motion_blur 5 (6 %), small_cards 0, underexposed 0'
     >>> _conditions_line(Counter(frames=3))
     'camera condition over 3 frames: no warning'
     """

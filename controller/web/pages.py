@@ -215,7 +215,7 @@ async function refresh() {
     const i = document.getElementById(id); if (i) i.value = value; }
   if (focus && document.getElementById(focus)) document.getElementById(focus).focus();
 }
-// The camera's condition as last recorded (blurred, streaked by motion, cards too small).
+// The camera's condition as last recorded (blurred, streaked by motion, cards too small, dark).
 function cameraLine(c) {
   const p = el('p', c && c.warnings.length ? 'camera-warn' : '', '');
   p.id = 'camera';
