@@ -1,4 +1,4 @@
-"""Frames darker than any the reader was made on are brightened before they are read
+"""Dim frames are brightened before they are read
 (:mod:`vision.exposure`)."""
 
 from __future__ import annotations

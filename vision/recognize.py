@@ -379,19 +379,19 @@ class Recognizer:
         or one that reads at most :data:`MIRROR_CHECK_CARDS` cards and :meth:`looks_mirrored`,
         every face-up card is refused and the result carries a ``"warning"`` saying why. A
         frame larger than 1080p is read at 1080p and reported in its own pixels
-        (:mod:`vision.framesize`); one darker than any the reader was made on is brightened
-        first (:mod:`vision.exposure`). ``table``: the card sizes of a calibrated table
-        (:mod:`vision.tablesize`) instead of those estimated in the frame, the cards kept at
-        :attr:`calibrated_threshold` where the model has one (and then without rank and
-        colour: not calibrated for such reads), else at the operating threshold: more cards,
-        but for the bundled reader the misread rule on designs it never saw asks 0.999 of
-        such reads, not its 0.997, so it has no calibrated threshold and the table's camera
-        does not read so (``models/cards_v5.md``, twenty-eighth session); an enrolled deck
+        (:mod:`vision.framesize`); a dim one is brightened first (:mod:`vision.exposure`).
+        ``table``: the card sizes of a calibrated table (:mod:`vision.tablesize`) instead of
+        those estimated in the frame, the cards kept at :attr:`calibrated_threshold` where
+        the model has one (and then without rank and colour: not calibrated for such
+        reads), else at the operating threshold: more cards, but for the bundled reader the
+        misread rule on designs it never saw asks 0.999 of such reads, not its 0.997, so it
+        has no calibrated threshold and the table's camera does not read so
+        (``models/cards_v5.md``, twenty-eighth session); an enrolled deck
         may (twenty-ninth session)."""
         t0 = time.perf_counter()
         img = as_bgr(img)
         level = stock_level(img)
-        img, gain = brightened(img, level)  # darker than any frame read before (vision.exposure)
+        img, gain = brightened(img, level)  # a dim frame (vision.exposure)
         size = reading_size(img.shape)
         if size is not None:  # larger than 1080p: read at 1080p (vision.framesize)
             fx, fy = size[0] / img.shape[1], size[1] / img.shape[0]
