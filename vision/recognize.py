@@ -475,8 +475,11 @@ class Recognizer:
 
     def read(self, img: np.ndarray, table: TableSize | None = None) -> list[_Read]:
         """Every candidate index corner with its best class and probability (no threshold);
-        with ``table``, the card sizes of a calibrated table (:mod:`vision.tablesize`)."""
-        return self._read(img, table)[0]
+        with ``table``, the card sizes of a calibrated table (:mod:`vision.tablesize`). A dim
+        frame is brightened first, as :meth:`recognize` reads it (:mod:`vision.exposure`):
+        the threshold sweeps (:mod:`vision.sweep`, :mod:`vision.calibrate`) read through
+        here, and must measure what the table's camera does."""
+        return self._read(brightened(as_bgr(img))[0], table)[0]
 
     def _read(self, img: np.ndarray, table: TableSize | None = None
               ) -> tuple[list[_Read], Outline, list[np.ndarray]]:
