@@ -1,0 +1,201 @@
+"""How the reader holds up when the camera is set badly: labelled frames read as they are and
+under each of a list of camera conditions, side by side, with the frames each of the camera
+warnings (:mod:`vision.quality`) was raised in.
+
+    python benchmarks/camera_conditions.py DIR [--frames 60] [--workers 2] [--json]
+        [--conditions none exposure:1.4 cast:tungsten ...] [--white-balance]
+
+Each condition changes every frame the same way before it is read (``Recognizer.recognize``,
+the bundled reader at its operating threshold) and is scored as ``vision-eval`` scores (recall
+of readable face-up cards, misreads, false positives, face-down cards found):
+
+* ``exposure:K``: every level times K, saturating (K over 1: an overexposed camera; under 1
+  a dim one, which :mod:`vision.exposure` brightens);
+* ``haze:A``: each level drawn a share A of the way to grey 170 (a fogged dome, flare);
+* ``gamma:G``: levels through a power G (a camera's contrast curve);
+* ``cast:NAME``: channels scaled as a white balance set for another light would
+  (:data:`CASTS`: ``tungsten``, ``warm``, ``cool``, ``cool2``, ``green``);
+* ``jpeg:Q``: JPEG at quality Q; ``noise:S``: Gaussian noise of sigma S levels;
+* ``soft:S``: the frame sampled down to S of its size and up again (a softer lens);
+* ``vignette:V``: the corners darkened by V; ``rotate:90``: the camera turned a quarter
+  (the labels turned with it).
+
+``--white-balance``: the thirty-ninth session's pilot (measured, not adopted: a wrong card
+is worse than none). Each frame whose card stock, measured on the card mask, is brighter
+in one channel than another by more than :data:`CAST_LIMIT` (the renderer's white balance
+draws each channel 0.85-1.15) has its channels scaled so that the stock is grey, by at most
+:data:`MAX_GAIN`, before it is read (``models/cards_v5.md``, thirty-ninth session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.evaluate import Score, labelled_images, score_frame, total  # noqa: E402
+from vision.parallel import read_in_order, usable_cores  # noqa: E402
+from vision.proposals import card_mask  # noqa: E402
+from vision.quality import WARNINGS  # noqa: E402
+from vision.recognize import Recognizer, load_image  # noqa: E402
+
+#: White balances set for another light: the (B, G, R) factors.
+CASTS = {
+    "tungsten": (0.55, 0.8, 1.0),    # tungsten light, daylight balance
+    "warm": (0.7, 0.95, 1.1),
+    "cool": (1.15, 1.0, 0.7),
+    "cool2": (1.0, 0.9, 0.6),
+    "green": (0.8, 1.0, 0.8),        # fluorescent
+}
+DEFAULT_CONDITIONS = ("none", "exposure:1.4", "exposure:1.8", "haze:0.3", "haze:0.5",
+                      "gamma:0.6", "gamma:1.6", "cast:warm", "cast:cool", "cast:tungsten",
+                      "cast:cool2", "cast:green", "jpeg:25", "noise:10", "soft:0.7",
+                      "vignette:0.6", "rotate:90")
+#: (``--white-balance``) a stock tinted beyond this ratio of its channels is balanced ...
+CAST_LIMIT = 1.35
+#: ... each channel by at most this gain, judged on every so many mask pixels of every so
+#: many rows, at least MIN_PIXELS of them.
+MAX_GAIN = 2.5
+SAMPLE_STEP = 4
+MIN_PIXELS = 100
+
+
+def changed(img: np.ndarray, condition: str) -> np.ndarray:
+    """``img`` (BGR) under ``condition`` (module docstring).
+
+    >>> img = np.full((4, 4, 3), 100, np.uint8)
+    >>> changed(img, "exposure:1.5")[0, 0].tolist(), changed(img, "cast:tungsten")[0, 0].tolist()
+    ([150, 150, 150], [55, 80, 100])
+    >>> changed(img, "haze:0.5")[0, 0].tolist(), changed(img, "none") is img
+    ([135, 135, 135], True)
+    """
+    kind, _, arg = condition.partition(":")
+    f = img.astype(np.float32)
+    if kind == "none":
+        return img
+    if kind == "exposure":
+        out = f * float(arg)
+    elif kind == "haze":
+        out = f * (1 - float(arg)) + 170 * float(arg)
+    elif kind == "gamma":
+        out = 255 * (f / 255) ** float(arg)
+    elif kind == "cast":
+        out = f * np.array(CASTS[arg], np.float32)
+    elif kind == "noise":
+        out = f + np.random.default_rng(0).normal(0, float(arg), f.shape)
+    elif kind == "vignette":
+        h, w = img.shape[:2]
+        y, x = np.mgrid[0:h, 0:w]
+        r = ((x - w / 2) ** 2 + (y - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        out = f * (1 - float(arg) * r)[..., None]
+    elif kind == "jpeg":
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(arg)])
+        return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    elif kind == "soft":
+        h, w = img.shape[:2]
+        small = cv2.resize(img, (round(w * float(arg)), round(h * float(arg))),
+                           interpolation=cv2.INTER_AREA)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    elif kind == "rotate" and arg == "90":
+        return cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    else:
+        raise ValueError(f"unknown condition {condition!r}")
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def changed_labels(labels: dict, condition: str, shape: tuple[int, ...]) -> dict:
+    """A frame's labels for the frame under ``condition``: turned with a turned camera."""
+    if condition != "rotate:90":
+        return labels
+    h = shape[0]
+    out = json.loads(json.dumps(labels))
+    for card in out["cards"]:
+        x, y = card["center"]
+        card["center"] = [h - 1 - y, x]
+        if "corners" in card:
+            card["corners"] = [[h - 1 - cy, cx] for cx, cy in card["corners"]]
+    return out
+
+
+def white_balanced(img: np.ndarray) -> np.ndarray:
+    """(``--white-balance``) ``img`` with its channels scaled so that a card stock tinted
+    beyond :data:`CAST_LIMIT` is grey at its brightest channel's level; the stock is the
+    median of the brighter half of the card mask's pixels (on a table of few cards the
+    frame's brightest pixels are felt, glare or chips).
+
+    >>> img = np.zeros((80, 80, 3), np.uint8); img[16:64, 16:64] = (110, 176, 220)
+    >>> white_balanced(img)[40, 40].tolist()     # a white card under tungsten light
+    [220, 220, 220]
+    """
+    mask = card_mask(img)
+    pixels = img[::SAMPLE_STEP, ::SAMPLE_STEP][mask[::SAMPLE_STEP, ::SAMPLE_STEP] > 0]
+    if len(pixels) < MIN_PIXELS:
+        return img
+    brightness = pixels.sum(1, dtype=np.int32)
+    stock = np.median(pixels[brightness >= np.median(brightness)], axis=0)
+    if stock.max() <= CAST_LIMIT * max(stock.min(), 1.0):
+        return img
+    gains = np.minimum(stock.max() / np.maximum(stock, 1.0), MAX_GAIN)
+    return cv2.multiply(img, (*gains.tolist(), 0.0))
+
+
+def _read(state: tuple[Recognizer, bool], item: tuple[str, str, str]
+          ) -> tuple[str, Score, list[str]]:
+    rec, balance = state
+    condition, img_path, lab_path = item
+    img = load_image(img_path)
+    frame = changed(img, condition)
+    result = rec.recognize(white_balanced(frame) if balance else frame)
+    labels = changed_labels(json.loads(Path(lab_path).read_text()), condition, img.shape)
+    return condition, score_frame(result, labels), result["quality"]["warnings"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("directory", type=Path)
+    ap.add_argument("--frames", type=int, default=60, help="the first N labelled frames")
+    ap.add_argument("--conditions", nargs="+", default=list(DEFAULT_CONDITIONS))
+    ap.add_argument("--workers", type=int, default=usable_cores())
+    ap.add_argument("--white-balance", action="store_true",
+                    help="balance tinted frames before reading them (a pilot, not adopted)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    for condition in args.conditions:  # a typo is refused before any frame is read
+        try:
+            changed(np.zeros((2, 2, 3), np.uint8), condition)
+        except (ValueError, KeyError):
+            ap.error(f"unknown condition {condition!r} (see the module docstring)")
+    pairs = labelled_images(args.directory)[:args.frames]
+    items = [(c, str(i), str(lab)) for c in args.conditions for i, lab in pairs]
+    by_condition: dict[str, list[Score]] = {c: [] for c in args.conditions}
+    warned: dict[str, Counter[str]] = {c: Counter() for c in args.conditions}
+    for condition, score, warnings in read_in_order(
+            _read, items, workers=args.workers,
+            state=(Recognizer(threads=1), args.white_balance)):
+        by_condition[condition].append(score)
+        warned[condition].update(warnings)
+    rows = {c: total(scores).summary() | {"warned": {w: warned[c][w] for w in WARNINGS}}
+            for c, scores in by_condition.items()}
+    if args.json:
+        print(json.dumps({"frames": len(pairs), "white_balance": args.white_balance,
+                          "conditions": rows}))
+        return 0
+    print(f"{len(pairs)} frames of {args.directory}"
+          + (", tinted frames white-balanced (pilot)" if args.white_balance else ""))
+    for c, s in rows.items():
+        print(f"  {c:14s} recall {100 * s['recall']:6.2f} %  misreads {s['misread']}/"
+              f"{s['reported']}  false positives {s['false_positives']}  face down "
+              f"{s['face_down_found']}/{s['face_down']}  warned: "
+              + (", ".join(f"{w} {n}" for w, n in s["warned"].items() if n) or "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

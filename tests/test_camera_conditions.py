@@ -1,0 +1,72 @@
+"""benchmarks/camera_conditions.py: the reader under badly set cameras."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.evaluate import evaluate_dir
+from vision.proposals import card_mask
+from vision.quality import WARNINGS
+from vision.recognize import load_image
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_images"
+
+
+def _module():  # noqa: ANN202 - a script loaded by path
+    spec = importlib.util.spec_from_file_location(
+        "camera_conditions", ROOT / "benchmarks" / "camera_conditions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_frames_as_they_are_score_as_vision_eval_and_a_turned_camera_reads(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``none`` is vision-eval's score; a camera turned a quarter reads about as much with
+    its labels turned alike (labels left unturned would match almost no card); an
+    overexposed camera reads less."""
+    mod = _module()
+    assert mod.main([str(SAMPLES), "--frames", "8", "--workers", "1", "--json",
+                     "--conditions", "none", "rotate:90", "exposure:1.8"]) == 0
+    rows = json.loads(capsys.readouterr().out)["conditions"]
+    plain = evaluate_dir(SAMPLES).summary()
+    assert rows["none"]["correct"] == plain["correct"] > 30
+    assert rows["none"]["misread"] == plain["misread"]
+    assert rows["rotate:90"]["correct"] >= 0.8 * plain["correct"]
+    assert rows["rotate:90"]["misread"] == 0
+    assert rows["exposure:1.8"]["correct"] < plain["correct"]
+    assert set(rows["none"]["warned"]) == set(WARNINGS)
+
+
+def test_an_unknown_condition_is_refused_before_any_frame_is_read() -> None:
+    with pytest.raises(SystemExit) as exc:
+        _module().main([str(SAMPLES), "--conditions", "none", "cast:purple"])
+    assert exc.value.code == 2
+
+
+def test_the_pilot_balances_a_tinted_stock_to_grey_and_leaves_a_white_one() -> None:
+    """A white-stocked frame under tungsten light: balanced, its card stock (the brighter half
+    of the card mask's pixels) is grey."""
+    mod = _module()
+    img = load_image(SAMPLES / "neoclassical_001.jpg")      # stock (231, 228, 213): white
+    assert mod.white_balanced(img) is img
+    tinted = mod.changed(img, "cast:tungsten")
+    balanced = mod.white_balanced(tinted)
+    mask = card_mask(img) > 0
+
+    def stock(frame: np.ndarray) -> np.ndarray:
+        pixels = frame[mask].astype(np.int32)
+        bright = pixels[pixels.sum(1) >= np.median(pixels.sum(1))]
+        return np.median(bright, axis=0)
+
+    def spread(v: np.ndarray) -> float:
+        return float(v.max() / v.min())
+
+    assert spread(stock(img)) < 1.1 < 1.6 < spread(stock(tinted))   # blue 0.55 of red
+    assert spread(stock(balanced)) < 1.03
