@@ -70,3 +70,13 @@ def test_the_pilot_balances_a_tinted_stock_to_grey_and_leaves_a_white_one() -> N
 
     assert spread(stock(img)) < 1.1 < 1.6 < spread(stock(tinted))   # blue 0.55 of red
     assert spread(stock(balanced)) < 1.03
+
+
+def test_the_second_pilot_stretches_a_hazy_frame_and_leaves_a_clear_one() -> None:
+    mod = _module()
+    img = load_image(SAMPLES / "plastic_001.jpg")            # darks at 12 of 255
+    assert mod.stretched(img) is img
+    hazy = mod.changed(img, "haze:0.5")
+    out = mod.stretched(hazy)
+    assert np.percentile(hazy.min(2), 2) > 80 > 20 > np.percentile(out.min(2), 2)
+    assert abs(int(np.percentile(out.max(2), 98)) - int(np.percentile(hazy.max(2), 98))) <= 2
