@@ -87,9 +87,9 @@ def changed(img: np.ndarray, condition: str) -> np.ndarray:
     ([135, 135, 135], True)
     """
     kind, _, arg = condition.partition(":")
-    f = img.astype(np.float32)
     if kind == "none":
         return img
+    f = img.astype(np.float32)
     if kind == "exposure":
         out = f * float(arg)
     elif kind == "haze":
@@ -106,7 +106,7 @@ def changed(img: np.ndarray, condition: str) -> np.ndarray:
         r = ((x - w / 2) ** 2 + (y - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         out = f * (1 - float(arg) * r)[..., None]
     elif kind == "jpeg":
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(arg)])
+        _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(arg)])
         return cv2.imdecode(buf, cv2.IMREAD_COLOR)
     elif kind == "soft":
         h, w = img.shape[:2]
@@ -181,7 +181,8 @@ def _read(state: tuple[Recognizer, bool, bool], item: tuple[str, str, str]
     img = load_image(img_path)
     frame = changed(img, condition)
     frame = white_balanced(frame) if balance else frame
-    # (the library stretched after brightening a dim frame; no dim frame is hazy here)
+    # (both pilots, as tried in the recogniser, worked on a dim frame after its brightening;
+    # here before it: the same for every frame not under vision.exposure's DARK_STOCK)
     result = rec.recognize(stretched(frame) if stretch else frame)
     labels = changed_labels(json.loads(Path(lab_path).read_text()), condition, img.shape)
     return condition, score_frame(result, labels), result["quality"]["warnings"]
