@@ -1,4 +1,8 @@
+import importlib.util
 import random
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -78,3 +82,19 @@ def dealt_service(tmp_path):
     svc.call(t.deal, "KH")
     yield svc, t.current().id
     store.close()
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The script ``benchmarks/<name>.py`` loaded by path (the benchmarks are scripts, not a
+    package)."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture
+def bench_script() -> Callable[[str], ModuleType]:
+    """:func:`load_benchmark`: ``bench_script("vision_misses").main([...])``."""
+    return load_benchmark

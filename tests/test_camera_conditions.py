@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -16,22 +17,17 @@ from vision.recognize import load_image
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_images"
+#: the ``bench_script`` fixture (tests/conftest.py): a benchmarks/ script by its name
+Script = Callable[[str], ModuleType]
 
-
-def _module():  # noqa: ANN202 - a script loaded by path
-    spec = importlib.util.spec_from_file_location(
-        "camera_conditions", ROOT / "benchmarks" / "camera_conditions.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_the_frames_as_they_are_score_as_vision_eval_and_a_turned_camera_reads(
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], bench_script: Script) -> None:
     """``none`` is vision-eval's score; a camera turned a quarter reads about as much with
     its labels turned alike (labels left unturned would match almost no card); an
     overexposed camera reads less."""
-    mod = _module()
+    mod = bench_script("camera_conditions")
     assert mod.main([str(SAMPLES), "--frames", "8", "--workers", "1", "--json",
                      "--conditions", "none", "rotate:90", "exposure:1.8"]) == 0
     rows = json.loads(capsys.readouterr().out)["conditions"]
@@ -44,16 +40,18 @@ def test_the_frames_as_they_are_score_as_vision_eval_and_a_turned_camera_reads(
     assert set(rows["none"]["warned"]) == set(WARNINGS)
 
 
-def test_an_unknown_condition_is_refused_before_any_frame_is_read() -> None:
+def test_an_unknown_condition_is_refused_before_any_frame_is_read(bench_script: Script) -> None:
+    mod = bench_script("camera_conditions")
     with pytest.raises(SystemExit) as exc:
-        _module().main([str(SAMPLES), "--conditions", "none", "cast:purple"])
+        mod.main([str(SAMPLES), "--conditions", "none", "cast:purple"])
     assert exc.value.code == 2
 
 
-def test_the_pilot_balances_a_tinted_stock_to_grey_and_leaves_a_white_one() -> None:
+def test_the_pilot_balances_a_tinted_stock_to_grey_and_leaves_a_white_one(
+        bench_script: Script) -> None:
     """A white-stocked frame under tungsten light: balanced, its card stock (the brighter half
     of the card mask's pixels) is grey."""
-    mod = _module()
+    mod = bench_script("camera_conditions")
     img = load_image(SAMPLES / "neoclassical_001.jpg")      # stock (231, 228, 213): white
     assert mod.white_balanced(img) is img
     tinted = mod.changed(img, "cast:tungsten")
@@ -72,8 +70,9 @@ def test_the_pilot_balances_a_tinted_stock_to_grey_and_leaves_a_white_one() -> N
     assert spread(stock(balanced)) < 1.03
 
 
-def test_the_second_pilot_stretches_a_hazy_frame_and_leaves_a_clear_one() -> None:
-    mod = _module()
+def test_the_second_pilot_stretches_a_hazy_frame_and_leaves_a_clear_one(
+        bench_script: Script) -> None:
+    mod = bench_script("camera_conditions")
     img = load_image(SAMPLES / "plastic_001.jpg")            # darks at 12 of 255
     assert mod.stretched(img) is img
     hazy = mod.changed(img, "haze:0.5")

@@ -143,15 +143,14 @@ def test_the_table_camera_sees_a_players_identical_pair_and_agrees_with_the_shoe
     assert [second_ace_read(s) for s in (1, 4, 5)] == [False, False, False]
 
 
-def test_the_miss_breakdown_counts_identical_pairs(tmp_path, monkeypatch, capsys) -> None:  # noqa: ANN001
+def test_the_miss_breakdown_counts_identical_pairs(tmp_path, monkeypatch, capsys,
+                                                  bench_script) -> None:  # noqa: ANN001
     """benchmarks/vision_misses.py on a frame whose player holds the ace of diamonds twice:
     recall of the cards whose code the frame holds twice against the others, and the pairs
     seen whole, each report matched to one card (one ace reported between the two would be
     within reach of both); without the split, one ace of the pair."""
-    import importlib.util
     import json
     import re
-    from pathlib import Path
 
     import cv2
 
@@ -160,10 +159,7 @@ def test_the_miss_breakdown_counts_identical_pairs(tmp_path, monkeypatch, capsys
     img, labels = render_table(deal, rng, design="proc:1:1031", size=(1280, 720))
     cv2.imwrite(str(tmp_path / "twin_000.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
     (tmp_path / "twin_000.json").write_text(json.dumps(labels))
-    spec = importlib.util.spec_from_file_location(
-        "vision_misses", Path(__file__).resolve().parent.parent / "benchmarks" / "vision_misses.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench_script("vision_misses")
 
     def twin_lines() -> tuple[str, str]:
         assert mod.main([str(tmp_path)]) == 0

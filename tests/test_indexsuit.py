@@ -117,21 +117,18 @@ def test_get_design_measures_are_cached_per_name() -> None:
     assert measure(get_design("proc:3:17")) == first
 
 
-def test_crop_ranking_benchmark_makes_a_crop_file_and_ranks_readers(tmp_path, capsys) -> None:
+def test_crop_ranking_benchmark_makes_a_crop_file_and_ranks_readers(tmp_path, capsys,
+                                                                   bench_script) -> None:
     """benchmarks/crop_ranking.py renders crops labelled by the suit rule (two scenes of a
     Hershey deck here), then per reader counts sure right and wrong reads and the right reads
     before the k-th wrong one, for all, legible and illegible crops, and the oracle pair of
     thresholds; its two counting functions pass their doctests; no model is refused."""
     import doctest
-    import importlib.util
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("crop_ranking",
-                                                  root / "benchmarks" / "crop_ranking.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench_script("crop_ranking")
     assert doctest.testmod(mod).failed == 0
     crops = tmp_path / "c.npz"
     assert mod.main(["--make", str(crops), "--designs", "proc:0:1053", "--scenes", "2",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -10,19 +9,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _module():  # noqa: ANN202 - a script loaded by path
-    spec = importlib.util.spec_from_file_location(
-        "true_corner_reads", ROOT / "benchmarks" / "true_corner_reads.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
-
-def test_every_card_with_a_visible_index_is_cut_at_its_true_corner(capsys) -> None:  # noqa: ANN001
+def test_every_card_with_a_visible_index_is_cut_at_its_true_corner(capsys, bench_script) -> None:  # noqa: ANN001
     """On the samples every readable face-up card with an index corner 85 % visible falls in
     one of the miss kinds, and the reported cards' true corners read surely: frames put on
     the true corner with the wrong axes or size would read almost none of them."""
-    mod = _module()
+    mod = bench_script("true_corner_reads")
     assert mod.main([str(ROOT / "sample_images"), "--frames", "8"]) == 0
     out = capsys.readouterr().out
     kinds = {m[0].strip(): (int(m[1]), float(m[2]), float(m[3])) for m in re.findall(

@@ -688,20 +688,16 @@ def test_device_augmentation_is_seeded_and_keeps_the_glyph_in_place() -> None:
     assert float((cy - 13.5).abs().max()) < 3.5 and float((cx - 9.5).abs().max()) < 3.5
 
 
-def test_miss_breakdown_accounts_for_every_readable_card(capsys) -> None:
+def test_miss_breakdown_accounts_for_every_readable_card(capsys, bench_script) -> None:
     """benchmarks/vision_misses.py puts each readable card of the sample frames in exactly one
     kind, and the 'reported' share is the recall vision-eval reports."""
-    import importlib.util
     import re
     from pathlib import Path
 
     from vision.evaluate import evaluate_dir
 
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("vision_misses",
-                                                  root / "benchmarks" / "vision_misses.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench_script("vision_misses")
     assert mod.main([str(root / "sample_images")]) == 0
     out = capsys.readouterr().out
     total = int(re.search(r"(\d+) readable face-up cards", out).group(1))
@@ -880,23 +876,18 @@ def test_index_suit_span_is_where_the_deck_draws_its_index_suit() -> None:
         index_suit_span(99, 0)
 
 
-def test_suit_misreads_benchmark_bins_the_decks_a_sweep_read(tmp_path, capsys) -> None:
+def test_suit_misreads_benchmark_bins_the_decks_a_sweep_read(tmp_path, capsys,
+                                                             bench_script) -> None:
     """benchmarks/suit_misreads.py counts the misreads of a sweep by kind and puts every deck
     the sweep read (its seed expands ``--designs``) in one height bin and one crop bin, with
     its suit misreads; a threshold without a misread list is refused."""
-    import importlib.util
     import json
     import re
-    from pathlib import Path
 
     from vision.dataset import design_list
     from vision.procedural import index_suit_span
 
-    root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("suit_misreads",
-                                                  root / "benchmarks" / "suit_misreads.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench_script("suit_misreads")
     decks = design_list("fonts-held-out", 53)
     small = min(decks, key=lambda d: (lambda t, b: b - t)(
         *index_suit_span(int(d.split(":")[1]), int(d.split(":")[2]))))
@@ -1640,20 +1631,17 @@ def test_card_size_near_all_is_the_median_of_the_serving_measurements() -> None:
     assert counts == {0, 1}
 
 
-def test_paired_speed_benchmark_times_two_trees_frame_by_frame(tmp_path, capsys) -> None:
+def test_paired_speed_benchmark_times_two_trees_frame_by_frame(tmp_path, capsys,
+                                                               bench_script) -> None:
     """benchmarks/paired_speed.py times each frame in both trees' own processes (each
     importing its own ``vision``) and prints both medians and the per-frame ratio, also with
     a reader each and at the table's sizes; a directory that is not a source tree is
     refused, not timed as the installed one."""
-    import importlib.util
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("paired_speed",
-                                                  root / "benchmarks" / "paired_speed.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = bench_script("paired_speed")
     first, second = mod.paired_times(root, root, root / "sample_images", frames=3, reps=2,
                                      core=0)
     assert first.shape == second.shape == (6,) and (first > 0).all() and (second > 0).all()
