@@ -45,7 +45,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.evaluate import Score, labelled_images, score_frame, total  # noqa: E402
-from vision.exposure import stock_level  # noqa: E402
+from vision.exposure import sampled_level, stock_level  # noqa: E402
 from vision.parallel import read_in_order, usable_cores  # noqa: E402
 from vision.proposals import card_mask  # noqa: E402
 from vision.quality import WARNINGS  # noqa: E402
@@ -73,6 +73,8 @@ MIN_PIXELS = 100
 #: (``--stretch``) a frame whose dark level is over this is stretched, its dark level to
 #: TARGET_DARK (the rendered frames' median), its stock kept at least MIN_RANGE above it.
 HAZY_DARK = 50
+#: (the dark level: this quantile of the sampled pixels' darkest channel)
+DARK_SHARE = 0.02
 TARGET_DARK = 13
 MIN_RANGE = 40
 
@@ -164,9 +166,7 @@ def stretched(img: np.ndarray) -> np.ndarray:
     >>> int(out[0, 0, 0]), int(out[20, 20, 0])
     (13, 230)
     """
-    b, g, r = cv2.split(np.ascontiguousarray(img[::SAMPLE_STEP, ::SAMPLE_STEP]))
-    counts = cv2.calcHist([cv2.min(cv2.min(b, g), r)], [0], None, [256], [0, 256]).cumsum()
-    dark = int(np.searchsorted(counts, 0.02 * counts[-1]))
+    dark = sampled_level(img, DARK_SHARE, brightest=False)
     if dark <= HAZY_DARK:
         return img
     stock = max(stock_level(img), dark + MIN_RANGE)
@@ -174,18 +174,23 @@ def stretched(img: np.ndarray) -> np.ndarray:
     return cv2.convertScaleAbs(img, alpha=gain, beta=TARGET_DARK - dark * gain)
 
 
-def _read(state: tuple[Recognizer, bool, bool], item: tuple[str, str, str]
-          ) -> tuple[str, Score, list[str]]:
-    rec, balance, stretch = state
-    condition, img_path, lab_path = item
-    img = load_image(img_path)
-    frame = changed(img, condition)
-    frame = white_balanced(frame) if balance else frame
-    # (both pilots, as tried in the recogniser, worked on a dim frame after its brightening;
-    # here before it: the same for every frame not under vision.exposure's DARK_STOCK)
-    result = rec.recognize(stretched(frame) if stretch else frame)
-    labels = changed_labels(json.loads(Path(lab_path).read_text()), condition, img.shape)
-    return condition, score_frame(result, labels), result["quality"]["warnings"]
+def _read(state: tuple[Recognizer, bool, bool, list[str]], item: tuple[str, str]
+          ) -> list[tuple[Score, list[str]]]:
+    """One labelled frame, loaded once, read under every condition: its score and warnings
+    under each."""
+    rec, balance, stretch, conditions = state
+    img_path, lab_path = item
+    img, labels = load_image(img_path), json.loads(Path(lab_path).read_text())
+    out = []
+    for condition in conditions:
+        frame = changed(img, condition)
+        frame = white_balanced(frame) if balance else frame
+        # (both pilots, as tried in the recogniser, worked on a dim frame after its
+        # brightening; here before it: the same for every frame not under DARK_STOCK)
+        result = rec.recognize(stretched(frame) if stretch else frame)
+        score = score_frame(result, changed_labels(labels, condition, img.shape))
+        out.append((score, result["quality"]["warnings"]))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,14 +211,14 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, KeyError):
             ap.error(f"unknown condition {condition!r} (see the module docstring)")
     pairs = labelled_images(args.directory)[:args.frames]
-    items = [(c, str(i), str(lab)) for c in args.conditions for i, lab in pairs]
     by_condition: dict[str, list[Score]] = {c: [] for c in args.conditions}
     warned: dict[str, Counter[str]] = {c: Counter() for c in args.conditions}
-    for condition, score, warnings in read_in_order(
-            _read, items, workers=args.workers,
-            state=(Recognizer(threads=1), args.white_balance, args.stretch)):
-        by_condition[condition].append(score)
-        warned[condition].update(warnings)
+    state = (Recognizer(threads=1), args.white_balance, args.stretch, args.conditions)
+    for frame in read_in_order(_read, [(str(i), str(lab)) for i, lab in pairs], state=state,
+                               workers=args.workers):
+        for condition, (score, warnings) in zip(args.conditions, frame, strict=True):
+            by_condition[condition].append(score)
+            warned[condition].update(warnings)
     rows = {c: total(scores).summary() | {"warned": {w: warned[c][w] for w in WARNINGS}}
             for c, scores in by_condition.items()}
     if args.json:
