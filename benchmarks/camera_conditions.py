@@ -9,16 +9,10 @@ Each condition changes every frame the same way before it is read (``Recognizer.
 the bundled reader at its operating threshold) and is scored as ``vision-eval`` scores (recall
 of readable face-up cards, misreads, false positives, face-down cards found):
 
-* ``exposure:K``: every level times K, saturating (K over 1: an overexposed camera; under 1
-  a dim one, which :mod:`vision.exposure` brightens);
-* ``haze:A``: each level drawn a share A of the way to grey 170 (a fogged dome, flare);
-* ``gamma:G``: levels through a power G (a camera's contrast curve);
-* ``cast:NAME``: channels scaled as a white balance set for another light would
-  (:data:`CASTS`: ``tungsten``, ``warm``, ``cool``, ``cool2``, ``green``);
-* ``jpeg:Q``: JPEG at quality Q; ``noise:S``: Gaussian noise of sigma S levels;
-* ``soft:S``: the frame sampled down to S of its size and up again (a softer lens);
-* ``vignette:V``: the corners darkened by V; ``rotate:90``: the camera turned a quarter
-  (the labels turned with it).
+the conditions of :mod:`vision.conditions` (``exposure:K``, ``haze:A``, ``gamma:G``,
+``cast:NAME``, ``jpeg:Q``, ``noise:S``, ``soft:S``, ``vignette:V``, ``rotate:90``, the last
+with the labels turned too). An exposure under 1 is a dim camera, which
+:mod:`vision.exposure` brightens.
 
 ``--white-balance``: the thirty-ninth session's pilot (measured, not adopted: a wrong card
 is worse than none). Each frame whose card stock, measured on the card mask, is brighter
@@ -44,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from vision.conditions import changed  # noqa: E402
 from vision.evaluate import Score, labelled_images, score_frame, total  # noqa: E402
 from vision.exposure import sampled_level, stock_level  # noqa: E402
 from vision.parallel import read_in_order, usable_cores  # noqa: E402
@@ -51,14 +46,6 @@ from vision.proposals import card_mask  # noqa: E402
 from vision.quality import WARNINGS  # noqa: E402
 from vision.recognize import Recognizer, load_image  # noqa: E402
 
-#: White balances set for another light: the (B, G, R) factors.
-CASTS = {
-    "tungsten": (0.55, 0.8, 1.0),    # tungsten light, daylight balance
-    "warm": (0.7, 0.95, 1.1),
-    "cool": (1.15, 1.0, 0.7),
-    "cool2": (1.0, 0.9, 0.6),
-    "green": (0.8, 1.0, 0.8),        # fluorescent
-}
 DEFAULT_CONDITIONS = ("none", "exposure:1.4", "exposure:1.8", "haze:0.3", "haze:0.5",
                       "gamma:0.6", "gamma:1.6", "cast:warm", "cast:cool", "cast:tungsten",
                       "cast:cool2", "cast:green", "jpeg:25", "noise:10", "soft:0.7",
@@ -77,49 +64,6 @@ HAZY_DARK = 50
 DARK_SHARE = 0.02
 TARGET_DARK = 13
 MIN_RANGE = 40
-
-
-def changed(img: np.ndarray, condition: str) -> np.ndarray:
-    """``img`` (BGR) under ``condition`` (module docstring).
-
-    >>> img = np.full((4, 4, 3), 100, np.uint8)
-    >>> changed(img, "exposure:1.5")[0, 0].tolist(), changed(img, "cast:tungsten")[0, 0].tolist()
-    ([150, 150, 150], [55, 80, 100])
-    >>> changed(img, "haze:0.5")[0, 0].tolist(), changed(img, "none") is img
-    ([135, 135, 135], True)
-    """
-    kind, _, arg = condition.partition(":")
-    if kind == "none":
-        return img
-    f = img.astype(np.float32)
-    if kind == "exposure":
-        out = f * float(arg)
-    elif kind == "haze":
-        out = f * (1 - float(arg)) + 170 * float(arg)
-    elif kind == "gamma":
-        out = 255 * (f / 255) ** float(arg)
-    elif kind == "cast":
-        out = f * np.array(CASTS[arg], np.float32)
-    elif kind == "noise":
-        out = f + np.random.default_rng(0).normal(0, float(arg), f.shape)
-    elif kind == "vignette":
-        h, w = img.shape[:2]
-        y, x = np.mgrid[0:h, 0:w]
-        r = ((x - w / 2) ** 2 + (y - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-        out = f * (1 - float(arg) * r)[..., None]
-    elif kind == "jpeg":
-        _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(arg)])
-        return cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    elif kind == "soft":
-        h, w = img.shape[:2]
-        small = cv2.resize(img, (round(w * float(arg)), round(h * float(arg))),
-                           interpolation=cv2.INTER_AREA)
-        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-    elif kind == "rotate" and arg == "90":
-        return cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
-    else:
-        raise ValueError(f"unknown condition {condition!r}")
-    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def changed_labels(labels: dict, condition: str, shape: tuple[int, ...]) -> dict:

@@ -43,6 +43,7 @@ from vision.procedural import (
     TTF_FAMILIES,
 )
 from vision.proposals import IndexFrame, propose
+from vision.conditions import changed, random_condition
 from vision.synth import random_deal, render_table
 
 #: A frame labelled with a card code is *illegible* (:func:`label_frames` with
@@ -209,7 +210,10 @@ def training_designs(rng: np.random.Generator, ttf_share: float = 0.0,
 
 @dataclass(frozen=True)
 class DesignMix:
-    """Which training designs a data set draws, and how often (:func:`training_designs`).
+    """Which training designs a data set draws, and how often (:func:`training_designs`);
+    ``camera_share`` of its scenes are seen through a badly set camera
+    (:func:`vision.conditions.random_condition`; at 0 nothing is drawn for it, so older data
+    are remade exactly).
 
     >>> import numpy as np
     >>> DesignMix().draw(np.random.default_rng(0)) == training_designs(np.random.default_rng(0))
@@ -226,6 +230,7 @@ class DesignMix:
     aisleriot: bool = True
     hold_out_fonts: bool = False
     more_fonts: bool = False
+    camera_share: float = 0.0
 
     def draw(self, rng: np.random.Generator) -> str:
         """One scene's design name."""
@@ -239,7 +244,8 @@ class DesignMix:
         if args.hold_out_fonts and not args.extra_fonts:
             raise SystemExit("--hold-out-fonts holds some of --extra-fonts out: give both")
         return cls(args.ttf_share, args.legacy_designs, args.extra_fonts, args.varied_suits,
-                   hold_out_fonts=args.hold_out_fonts, more_fonts=args.more_fonts)
+                   hold_out_fonts=args.hold_out_fonts, more_fonts=args.more_fonts,
+                   camera_share=args.camera_share)
 
 
 def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
@@ -258,6 +264,8 @@ def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
         design = pick(rng) if pick is not None else mix.draw(rng)
         size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
         img, labels = render_table(random_deal(rng), rng, design=design, size=size)
+        if mix.camera_share > 0 and rng.random() < mix.camera_share:
+            img = changed(img, random_condition(rng), rng)
         frames = propose(img) + jittered_truth_frames(labels, rng)
         if not frames:
             continue
@@ -582,7 +590,7 @@ def chunk_files(work: Path, scenes: int, chunks: int, seed: int,
 
 def add_design_arguments(ap: argparse.ArgumentParser) -> None:
     """``--ttf-share``, ``--legacy-designs``, ``--extra-fonts``, ``--hold-out-fonts``,
-    ``--more-fonts`` and ``--varied-suits`` (:class:`DesignMix`), for every command that renders
+    ``--more-fonts``, ``--varied-suits`` and ``--camera-share`` (:class:`DesignMix`), for every command that renders
     training data."""
     ap.add_argument("--ttf-share", type=float, default=0.0,
                     help="share of the procedural decks with a TrueType index font (needs Pillow)")
@@ -598,6 +606,10 @@ def add_design_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--more-fonts", action="store_true",
                     help="draw the TrueType decks from vision.procedural.MORE_TTF_FONTS too "
                          "(data made since the twentieth session; needs those font packages)")
+    ap.add_argument("--camera-share", type=float, default=0.0,
+                    help="share of the scenes seen through a badly set camera "
+                         "(vision.conditions.random_condition; data made since the fortieth "
+                         "session)")
     ap.add_argument("--varied-suits", type=float, default=0.0,
                     help="share of the procedural decks whose suit symbols take proportions "
                          "of their own (vision.suits; data made since the eleventh session)")
