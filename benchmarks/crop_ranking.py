@@ -1,7 +1,7 @@
 """How well readers rank their reads of labelled index crops, split by the suit rule.
 
     python benchmarks/crop_ranking.py --make hcal.npz --designs fonts-held-out-strict \\
-        --scenes 240 --seed 201
+        --scenes 240 --seed 201 [--camera-share 1]
     python benchmarks/crop_ranking.py hcal.npz models/cards_v5.onnx OTHER.onnx ...
 
 ``--make`` renders ``--scenes`` scenes of the decks ``--designs`` expands to
@@ -76,13 +76,14 @@ def oracle_pair(conf: np.ndarray, right: np.ndarray, flagged: np.ndarray, wrong:
     return one, best[0], best[1]
 
 
-def make(out: Path, designs: str, scenes: int, seed: int) -> None:
-    """Render the crop file (see the module docstring)."""
+def make(out: Path, designs: str, scenes: int, seed: int, camera_share: float = 0.0) -> None:
+    """Render the crop file (see the module docstring); ``camera_share`` of its scenes seen
+    through a badly set camera (:func:`vision.conditions.random_condition`)."""
     from vision.dataset import design_list
-    from vision.train import generate
+    from vision.train import DesignMix, generate
 
     decks = design_list(designs, seed)
-    generate(scenes, seed, out, legibility="suit",
+    generate(scenes, seed, out, DesignMix(camera_share=camera_share), legibility="suit",
              pick=lambda rng: decks[int(rng.integers(len(decks)))])
 
 
@@ -124,9 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--designs", default="fonts-held-out-strict")
     ap.add_argument("--scenes", type=int, default=240)
     ap.add_argument("--seed", type=int, default=201)
+    ap.add_argument("--camera-share", type=float, default=0.0,
+                    help="(--make) share of the scenes seen through a badly set camera")
     args = ap.parse_args(argv)
     if args.make is not None:
-        make(args.make, args.designs, args.scenes, args.seed)
+        make(args.make, args.designs, args.scenes, args.seed, args.camera_share)
         return 0
     if args.crops is None or not args.models:
         ap.error("give a crop file and at least one model, or --make FILE")

@@ -136,6 +136,13 @@ def test_crop_ranking_benchmark_makes_a_crop_file_and_ranks_readers(tmp_path, ca
     with np.load(crops) as z:
         assert str(z["legibility_rule"]) == "suit" and len(z["illegible"]) == len(z["y"])
         n_card = int((z["y"] < 52).sum())
+        clear = z["x"]
+    # the same scenes, each seen through a badly set camera (--camera-share 1): other crops
+    hard = tmp_path / "h.npz"
+    assert mod.main(["--make", str(hard), "--designs", "proc:0:1053", "--scenes", "2",
+                     "--seed", "3", "--camera-share", "1"]) == 0
+    with np.load(hard) as z:
+        assert z["x"].shape != clear.shape or (z["x"] != clear).any()
     assert mod.main([str(crops), str(root / "models" / "cards_v5.onnx")]) == 0
     out = capsys.readouterr().out
     assert f"{n_card} card-code crops" in out

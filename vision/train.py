@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.codes import CLASS_INDEX, CLASSES, FACE_DOWN_INDEX, REJECT_INDEX
+from vision.conditions import changed, random_condition
 from vision.crops import CROP_H, CROP_W, V1, extract_crops
 from vision.designs import LEGACY_TRAIN_AISLERIOT, TRAIN_AISLERIOT
 from vision.indexsuit import suit_span
@@ -43,7 +44,6 @@ from vision.procedural import (
     TTF_FAMILIES,
 )
 from vision.proposals import IndexFrame, propose
-from vision.conditions import changed, random_condition
 from vision.synth import random_deal, render_table
 
 #: A frame labelled with a card code is *illegible* (:func:`label_frames` with
@@ -590,8 +590,8 @@ def chunk_files(work: Path, scenes: int, chunks: int, seed: int,
 
 def add_design_arguments(ap: argparse.ArgumentParser) -> None:
     """``--ttf-share``, ``--legacy-designs``, ``--extra-fonts``, ``--hold-out-fonts``,
-    ``--more-fonts``, ``--varied-suits`` and ``--camera-share`` (:class:`DesignMix`), for every command that renders
-    training data."""
+    ``--more-fonts``, ``--varied-suits`` and ``--camera-share`` (:class:`DesignMix`), for
+    every command that renders training data."""
     ap.add_argument("--ttf-share", type=float, default=0.0,
                     help="share of the procedural decks with a TrueType index font (needs Pillow)")
     ap.add_argument("--legacy-designs", action="store_true",
