@@ -4,6 +4,7 @@ warnings (:mod:`vision.quality`) was raised in.
 
     python benchmarks/camera_conditions.py DIR [--frames 60] [--workers 2] [--json]
         [--conditions none exposure:1.4 cast:tungsten ...] [--white-balance] [--stretch]
+        [--model MODEL.onnx]
 
 Each condition changes every frame the same way before it is read (``Recognizer.recognize``,
 the bundled reader at its operating threshold) and is scored as ``vision-eval`` scores (recall
@@ -44,7 +45,7 @@ from vision.exposure import sampled_level, stock_level  # noqa: E402
 from vision.parallel import read_in_order, usable_cores  # noqa: E402
 from vision.proposals import card_mask  # noqa: E402
 from vision.quality import WARNINGS  # noqa: E402
-from vision.recognize import Recognizer, load_image  # noqa: E402
+from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
 
 DEFAULT_CONDITIONS = ("none", "exposure:1.4", "exposure:1.8", "haze:0.3", "haze:0.5",
                       "gamma:0.6", "gamma:1.6", "cast:warm", "cast:cool", "cast:tungsten",
@@ -147,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="balance tinted frames before reading them (a pilot, not adopted)")
     ap.add_argument("--stretch", action="store_true",
                     help="stretch hazy frames before reading them (a pilot, not adopted)")
+    ap.add_argument("--model", type=Path, default=None,
+                    help="another reader (its .json beside it), instead of the bundled one")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     for condition in args.conditions:  # a typo is refused before any frame is read
@@ -157,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     pairs = labelled_images(args.directory)[:args.frames]
     by_condition: dict[str, list[Score]] = {c: [] for c in args.conditions}
     warned: dict[str, Counter[str]] = {c: Counter() for c in args.conditions}
-    state = (Recognizer(threads=1), args.white_balance, args.stretch, args.conditions)
+    rec = Recognizer(args.model or DEFAULT_MODEL, threads=1)
+    state = (rec, args.white_balance, args.stretch, args.conditions)
     for frame in read_in_order(_read, [(str(i), str(lab)) for i, lab in pairs], state=state,
                                workers=args.workers):
         for condition, (score, warnings) in zip(args.conditions, frame, strict=True):
