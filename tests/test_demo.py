@@ -76,7 +76,7 @@ def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
     # and how many checks' frames the camera's condition was warned of in (vision.quality)
     warned = summary.group(5)
     assert warned == "none" or all(
-        re.fullmatch(r"(blurred|motion_blur|small_cards|underexposed) (\d+)", part)
+        re.fullmatch(r"(blurred|motion_blur|small_cards|underexposed|colour_cast) (\d+)", part)
         and int(part.split()[1]) <= checks for part in warned.split(", ")), warned
     # The record names the reader behind every camera code: its models' sha256, the
     # libraries and the CPU's kernels, as the camera started.

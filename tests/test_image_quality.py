@@ -139,7 +139,7 @@ def test_recognize_prints_the_quality(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["recognize", str(tmp_path)]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last == ("camera condition over 2 frames: blurred 1 (50 %), motion_blur 0, "
-                    "small_cards 0, underexposed 0")
+                    "small_cards 0, underexposed 0, colour_cast 0")
     assert main(["recognize", "--json", str(tmp_path)]) == 0
     assert all(line.startswith("{") for line in capsys.readouterr().out.splitlines())
 

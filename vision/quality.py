@@ -104,14 +104,15 @@ class ImageQuality:
 
 
 #: The warnings a frame's quality carries, in the order they are listed (:func:`measure`'s,
-#: then :func:`vision.exposure.with_exposure`'s).
-WARNINGS = ("blurred", "motion_blur", "small_cards", "underexposed")
+#: then :func:`vision.exposure.with_exposure`'s, then :func:`vision.colourcast.with_colour`'s).
+WARNINGS = ("blurred", "motion_blur", "small_cards", "underexposed", "colour_cast")
 #: What each warning asks of the staff (the demo's log, the floor and surveillance consoles).
 ADVICE = {
     "blurred": "card edges blurred: check the camera's focus and exposure",
     "motion_blur": "blur in one direction: the camera or its mount moves during exposure",
     "small_cards": "cards small in the frame: move the camera closer or raise its resolution",
     "underexposed": "frame too dark: add light, open the iris or lengthen the exposure",
+    "colour_cast": "card stock tinted: set the camera's white balance for the table's light",
 }
 
 

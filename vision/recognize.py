@@ -40,6 +40,7 @@ import numpy as np
 
 from vision.burst import fuse
 from vision.codes import CLASSES
+from vision.colourcast import stock_colour, with_colour
 from vision.crops import extract_crops
 from vision.exposure import brightened, stock_level, with_exposure
 from vision.frames import (
@@ -406,8 +407,9 @@ class Recognizer:
             result = refuse_codes(result)
         elif self.few_cards(reads, result) and self.looks_mirrored(img, found, looks):
             result = refuse_codes(result, MIRRORED)
-        result["quality"] = with_exposure(
-            measure(img, found, card_width(result["cards"])).to_json(), level, gain)
+        result["quality"] = with_colour(with_exposure(
+            measure(img, found, card_width(result["cards"])).to_json(), level, gain),
+            stock_colour(img, result["cards"]))
         if size is not None:
             result = to_frame_pixels(result, fx, fy)
         result["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)

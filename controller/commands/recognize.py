@@ -295,7 +295,7 @@ def _conditions_line(conditions: Counter[str]) -> str:
 
     >>> from collections import Counter
     >>> _conditions_line(Counter(frames=80, blurred=12, motion_blur=5))[33:]
-    'blurred 12 (15 %), motion_blur 5 (6 %), small_cards 0, underexposed 0'
+    'blurred 12 (15 %), motion_blur 5 (6 %), small_cards 0, underexposed 0, colour_cast 0'
     >>> _conditions_line(Counter(frames=3))
     'camera condition over 3 frames: no warning'
     """
