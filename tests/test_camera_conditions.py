@@ -10,10 +10,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from vision.evaluate import evaluate_dir
+from vision.evaluate import evaluate_dir, labelled_images
 from vision.proposals import card_mask
 from vision.quality import WARNINGS
-from vision.recognize import load_image
+from vision.recognize import Recognizer, load_image
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_images"
@@ -38,6 +38,23 @@ def test_the_frames_as_they_are_score_as_vision_eval_and_a_turned_camera_reads(
     assert rows["rotate:90"]["misread"] == 0
     assert rows["exposure:1.8"]["correct"] < plain["correct"]
     assert set(rows["none"]["warned"]) == set(WARNINGS)
+
+
+def test_another_reader_is_read_under_the_same_conditions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], bench_script: Script) -> None:
+    """``--model``: the frames as they are score as vision-eval scores with that reader."""
+    mod = bench_script("camera_conditions")
+    other = ROOT / "models" / "cards_v4.onnx"
+    assert mod.main([str(SAMPLES), "--frames", "4", "--workers", "1", "--json",
+                     "--conditions", "none", "--model", str(other)]) == 0
+    row = json.loads(capsys.readouterr().out)["conditions"]["none"]
+    for img, lab in labelled_images(SAMPLES)[:4]:
+        (tmp_path / img.name).symlink_to(img)
+        (tmp_path / lab.name).symlink_to(lab)
+    plain = evaluate_dir(tmp_path, Recognizer(other)).summary()
+    assert (row["correct"], row["reported"]) == (plain["correct"], plain["reported"])
+    bundled = evaluate_dir(tmp_path).summary()
+    assert (row["correct"], row["reported"]) != (bundled["correct"], bundled["reported"])
 
 
 def test_an_unknown_condition_is_refused_before_any_frame_is_read(bench_script: Script) -> None:
