@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from vision.colourcast import CAST_LIMIT  # noqa: E402
 from vision.conditions import changed  # noqa: E402
 from vision.evaluate import Score, labelled_images, score_frame, total  # noqa: E402
 from vision.exposure import sampled_level, stock_level  # noqa: E402
@@ -51,8 +52,8 @@ DEFAULT_CONDITIONS = ("none", "exposure:1.4", "exposure:1.8", "haze:0.3", "haze:
                       "gamma:0.6", "gamma:1.6", "cast:warm", "cast:cool", "cast:tungsten",
                       "cast:cool2", "cast:green", "jpeg:25", "noise:10", "soft:0.7",
                       "vignette:0.6", "rotate:90")
-#: (``--white-balance``) a stock tinted beyond this ratio of its channels is balanced ...
-CAST_LIMIT = 1.35
+#: (``--white-balance``) a stock tinted beyond the ratio of its channels that raises the
+#: ``colour_cast`` warning (:data:`vision.colourcast.CAST_LIMIT`) is balanced ...
 #: ... each channel by at most this gain, judged on every so many mask pixels of every so
 #: many rows, at least MIN_PIXELS of them.
 MAX_GAIN = 2.5

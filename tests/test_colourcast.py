@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vision.colourcast import CAST_LIMIT, stock_colour, with_colour
 from vision.conditions import changed
@@ -59,3 +61,23 @@ def test_sample_frames_under_a_tungsten_cast_are_warned_of_and_as_they_are_not()
 
 def test_the_warning_is_listed_and_advised() -> None:
     assert WARNINGS[-1] == "colour_cast" and "white balance" in ADVICE["colour_cast"]
+
+
+def test_recognize_says_the_stock_is_tinted_and_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The command line prints the warning with the stock it measured; with ``--json`` the
+    quality carries ``stock_bgr`` and the warning."""
+    import cv2
+
+    from controller.cli import main
+
+    img = load_image(SAMPLES / "tigullio_001.jpg")
+    cv2.imwrite(str(tmp_path / "tungsten.png"), changed(img, "cast:tungsten"))
+    assert main(["recognize", str(tmp_path / "tungsten.png")]) == 0
+    out = capsys.readouterr().out
+    assert "colour_cast" in out and "card stock tinted: blue" in out
+    assert main(["recognize", "--json", str(tmp_path / "tungsten.png")]) == 0
+    quality = json.loads(capsys.readouterr().out)["quality"]
+    assert "colour_cast" in quality["warnings"]
+    b, _, r = quality["stock_bgr"]
+    assert b < 0.75 * r

@@ -207,9 +207,13 @@ def describe_quality(quality: dict) -> str:
     'cards 70 px wide, the frame read at 0.5 of its size'
     >>> describe_quality({"card_width_px": 50.0, "stock_level": 60, "gain": 3.33})
     'cards 50 px wide, card stock at 60 of 255, brightened 3.33 times'
+    >>> describe_quality({"card_width_px": 50.0, "stock_bgr": [110, 176, 220],
+    ...                   "warnings": ["colour_cast"]})
+    'cards 50 px wide, card stock tinted: blue 110, green 176, red 220'
 
     (A frame larger than 1080p is read smaller, :mod:`vision.framesize`: its warnings judge
-    the cards as read; a dark one brighter, :mod:`vision.exposure`.)
+    the cards as read; a dark one brighter, :mod:`vision.exposure`; a tinted stock is
+    :mod:`vision.colourcast`'s.)
     """
     width, blur, streak = (quality.get(k) for k in ("card_width_px", "edge_blur_px", "streak"))
     size = f"cards {width:.0f} px wide" if width else "no card measured"
@@ -217,6 +221,9 @@ def describe_quality(quality: dict) -> str:
     read = f", the frame read at {scale:g} of its size" if scale else ""
     if gain:  # a dark frame (vision.exposure)
         read += f", card stock at {quality.get('stock_level')} of 255, brightened {gain:g} times"
+    if "colour_cast" in quality.get("warnings", ()):  # (vision.colourcast)
+        b, g, r = quality["stock_bgr"]
+        read += f", card stock tinted: blue {b}, green {g}, red {r}"
     if blur is None:
         return size + read
     out = f"card edges spread {blur:.2f} px on {size}"
