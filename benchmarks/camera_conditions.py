@@ -17,9 +17,10 @@ with the labels turned too). An exposure under 1 is a dim camera, which
 
 ``--white-balance``: the thirty-ninth session's pilot (measured, not adopted: a wrong card
 is worse than none). Each frame whose card stock, measured on the card mask, is brighter
-in one channel than another by more than :data:`CAST_LIMIT` (the renderer's white balance
-draws each channel 0.85-1.15) has its channels scaled so that the stock is grey, by at most
-:data:`MAX_GAIN`, before it is read (``models/cards_v5.md``, thirty-ninth session).
+in one channel than another by more than :data:`vision.colourcast.CAST_LIMIT` (the
+renderer's white balance draws each channel 0.85-1.15) has its channels scaled so that the
+stock is grey, by at most :data:`MAX_GAIN`, before it is read (``models/cards_v5.md``,
+thirty-ninth session).
 ``--stretch``: the same session's second pilot (measured, not adopted: on the held-out sweeps
 the frames it touched as rendered, light felts, read less with more misreads). Each frame
 whose dark level (the 2nd percentile of its darkest channel) is over :data:`HAZY_DARK` gets
@@ -39,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.colourcast import CAST_LIMIT  # noqa: E402
+from vision.colourcast import brighter_half, tinted  # noqa: E402
 from vision.conditions import changed  # noqa: E402
 from vision.evaluate import Score, labelled_images, score_frame, total  # noqa: E402
 from vision.exposure import sampled_level, stock_level  # noqa: E402
@@ -84,8 +85,8 @@ def changed_labels(labels: dict, condition: str, shape: tuple[int, ...]) -> dict
 
 def white_balanced(img: np.ndarray) -> np.ndarray:
     """(``--white-balance``) ``img`` with its channels scaled so that a card stock tinted
-    beyond :data:`CAST_LIMIT` is grey at its brightest channel's level; the stock is the
-    median of the brighter half of the card mask's pixels (on a table of few cards the
+    (:func:`vision.colourcast.tinted`) is grey at its brightest channel's level; the stock is
+    the median of the brighter half of the card mask's pixels (on a table of few cards the
     frame's brightest pixels are felt, glare or chips).
 
     >>> img = np.zeros((80, 80, 3), np.uint8); img[16:64, 16:64] = (110, 176, 220)
@@ -96,9 +97,8 @@ def white_balanced(img: np.ndarray) -> np.ndarray:
     pixels = img[::SAMPLE_STEP, ::SAMPLE_STEP][mask[::SAMPLE_STEP, ::SAMPLE_STEP] > 0]
     if len(pixels) < MIN_PIXELS:
         return img
-    brightness = pixels.sum(1, dtype=np.int32)
-    stock = np.median(pixels[brightness >= np.median(brightness)], axis=0)
-    if stock.max() <= CAST_LIMIT * max(stock.min(), 1.0):
+    stock = brighter_half(pixels)
+    if not tinted(stock):
         return img
     gains = np.minimum(stock.max() / np.maximum(stock, 1.0), MAX_GAIN)
     return cv2.multiply(img, (*gains.tolist(), 0.0))

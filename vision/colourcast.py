@@ -64,19 +64,37 @@ def stock_colour(img: np.ndarray, cards: Sequence[dict]) -> tuple[int, int, int]
     pixels = small[mask > 0]
     if len(pixels) < MIN_PIXELS:
         return None
-    brightness = pixels.sum(1, dtype=np.int32)
-    bright = pixels[brightness >= np.median(brightness)]
-    b, g, r = (int(v) for v in np.median(bright, axis=0))
+    b, g, r = (int(v) for v in brighter_half(pixels))
     return b, g, r
+
+
+def brighter_half(pixels: np.ndarray) -> np.ndarray:
+    """The per-channel median of the brighter half of ``pixels`` (``(N, 3)``, by the sum of
+    their channels): a stock's colour, the darker print on it left out.
+
+    >>> brighter_half(np.array([[10, 10, 10], [200, 210, 220], [190, 200, 230]])).tolist()
+    [195.0, 205.0, 225.0]
+    """
+    brightness = pixels.sum(1, dtype=np.int32)
+    return np.median(pixels[brightness >= np.median(brightness)], axis=0)
+
+
+def tinted(stock: Sequence[float]) -> bool:
+    """Whether a stock's channels are more than :data:`CAST_LIMIT` apart.
+
+    >>> tinted((110, 176, 220)), tinted((226, 232, 235))
+    (True, False)
+    """
+    return max(stock) > CAST_LIMIT * max(min(stock), 1)
 
 
 def with_colour(quality: dict, stock: tuple[int, int, int] | None) -> dict:
     """``quality`` (:meth:`vision.quality.ImageQuality.to_json`) with the measured stock
-    (``"stock_bgr"``) and, where its channels are more than :data:`CAST_LIMIT` apart, the
-    ``"colour_cast"`` warning; unchanged where nothing was measured."""
+    (``"stock_bgr"``) and, where it is :func:`tinted`, the ``"colour_cast"`` warning;
+    unchanged where nothing was measured."""
     if stock is None:
         return quality
     out = {**quality, "stock_bgr": list(stock)}
-    if max(stock) > CAST_LIMIT * max(min(stock), 1):
+    if tinted(stock):
         out["warnings"] = [*quality.get("warnings", []), "colour_cast"]
     return out
