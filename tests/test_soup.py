@@ -58,3 +58,14 @@ def test_one_reader_is_no_soup(tmp_path: Path) -> None:
     (path,) = _readers(tmp_path, (1,))
     with pytest.raises(ValueError, match="two readers"):
         soup([path], tmp_path / "s.onnx", "gate")
+
+
+def test_the_command_refuses_missing_and_mismatched_readers(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    (path,) = _readers(tmp_path, (1,))
+    with pytest.raises(SystemExit) as e:
+        main([str(tmp_path / "s.onnx"), str(path), str(tmp_path / "nope.onnx"), "--arch", "gate"])
+    assert e.value.code == 2 and "no such reader" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # a gate is not a wide reader
+        main([str(tmp_path / "s.onnx"), str(path), str(path), "--arch", "reader_wide"])
+    assert e.value.code == 2 and "do not match" in capsys.readouterr().err
+    assert not (tmp_path / "s.onnx").exists()

@@ -11,6 +11,7 @@ among them, "WiSE-FT"). Every input is loaded as :func:`vision.train.load_onnx_w
 an ``--init`` (an int8 reader's weights turned back into floats; each BatchNorm folded into
 its convolution), so float and quantised readers mix; the mean of every weight is exported
 as a float ONNX reader, to be quantised like any trained one. Needs the ``train`` extra.
+The bundled ``cards_v7`` is such a soup (``models/cards_v7.md``).
 """
 
 from __future__ import annotations
@@ -53,7 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("readers", type=Path, nargs="+")
     ap.add_argument("--arch", default="reader_wide")
     args = ap.parse_args(argv)
-    soup(args.readers, args.out, args.arch)
+    missing = [str(p) for p in args.readers if not p.is_file()]
+    if missing:
+        ap.error(f"no such reader: {', '.join(missing)}")
+    try:
+        soup(args.readers, args.out, args.arch)
+    except ValueError as e:  # one reader, or one whose layers are not those of --arch
+        ap.error(str(e))
     print(f"{args.out}: the mean of {len(args.readers)} readers")
     return 0
 
