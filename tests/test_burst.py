@@ -177,8 +177,8 @@ def test_vision_eval_refuses_bursts_where_there_are_none(
 
 
 #: The reader whose burst threshold was chosen (``models/cards_v4.md``, twelfth session);
-#: ``cards_v5``, the bundled one since the nineteenth session, has none yet, so it reads
-#: single frames only (``models/cards_v5.md``).
+#: ``cards_v7``, the bundled one since the forty-first session, has none, as ``cards_v5``
+#: before it had none, so it reads single frames only (``models/cards_v5.md``).
 BURST_MODEL = MODEL_DIR / "cards_v4.onnx"
 
 
@@ -250,5 +250,5 @@ def test_recognize_reads_a_burst_and_reports_it_once(
     assert burst["cards"] and all(c["code"] in truth for c in burst["cards"])
     assert main(["recognize", "--burst", *model, *map(str, paths)]) == 0
     assert "burst of 2 frames:" in capsys.readouterr().out
-    assert main(["recognize", "--burst", *map(str, paths)]) == 2  # the bundled cards_v5
+    assert main(["recognize", "--burst", *map(str, paths)]) == 2  # the bundled cards_v7
     assert "calibrated for bursts" in capsys.readouterr().err

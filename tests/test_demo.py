@@ -97,4 +97,4 @@ def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
     assert {"shoe", "camera"} <= set(replay["cards"][0])
     assert replay["camera_reader"] == ident  # the reader that read the round
     text = cli("replay", "--db", db, "--round", "1").stdout
-    assert f"camera reader: cards_v5.onnx {ident['model_sha256'][:16]}" in text
+    assert f"camera reader: {Path(DEFAULT_MODEL).name} {ident['model_sha256'][:16]}" in text

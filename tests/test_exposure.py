@@ -30,16 +30,18 @@ def test_the_stock_level_follows_the_cards_and_the_gain_is_bounded() -> None:
 
 
 def test_a_dark_frame_reads_as_the_frame_did_and_says_it_is_underexposed() -> None:
-    """The sample frames at 0.3 of their levels: read as they are, about half their cards
-    are lost; brightened, nearly all that the frames themselves read, none misread, and each
-    frame's quality carries the gain and the warning. The frames themselves are read as
-    before (no gain, no warning) and their quality says their stock level."""
+    """The sample frames at 0.2 of their levels: read as they are, more than a third of their
+    cards are lost; brightened, nearly all that the frames themselves read, none misread, and
+    each frame's quality carries the gain and the warning. The frames themselves are read as
+    before (no gain, no warning) and their quality says their stock level. (At 0.3 of their
+    levels ``cards_v5`` lost about half as they were; ``cards_v7`` reads 30 of the frames'
+    42 there, 16 at 0.2, and 46 brightened.)"""
     rec = Recognizer()
     right = {"frame": 0, "dark as it is": 0, "dark": 0}
     for img_path, lab_path in labelled_images(SAMPLES):
         labels = json.loads(lab_path.read_text())
         img = load_image(img_path)
-        dark = (img * 0.3).astype(np.uint8)
+        dark = (img * 0.2).astype(np.uint8)
         plain, result = rec.recognize(img), rec.recognize(dark)
         assert "gain" not in plain["quality"] and "underexposed" not in plain["quality"]["warnings"]
         assert plain["quality"]["stock_level"] >= DARK_STOCK

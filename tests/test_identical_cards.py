@@ -119,7 +119,7 @@ def test_the_table_camera_sees_a_players_identical_pair_and_agrees_with_the_shoe
     it read the second ace in none of them (an unread card, left to surveillance). With
     ``cards_v4`` at 0.999 (and at 0.998) the second ace read in scenes 1, 4, 5, 8 and 9 of
     0-9 and in none without the split; the scenes were 0, 1 and 4 at 0.99; ``cards_v5`` at
-    0.997 reads it in 1, 4 and 5 too."""
+    0.997 reads it in 1, 4 and 5 too, and so does ``cards_v7``."""
     from controller.camera import SimulatedCamera
     from controller.cards import ShoeComposition
     from controller.fusion import cross_check

@@ -1505,7 +1505,7 @@ def test_covered_cards_of_a_hand_are_found_by_walking_the_hand(
     read neighbours (vision.handwalk) they are read, and nothing is misread. (The scene is
     one where that happens with the bundled reader: seed 113 for ``cards_v4``, the first,
     KH and 9D; seed 108 for ``cards_v5``, the first of 100-159 with two cards more, KH and
-    2C.)"""
+    2C; ``cards_v7`` reads it so too.)"""
     import vision.recognize as recognize
     from vision.recognize import Recognizer
 
@@ -1553,7 +1553,8 @@ def test_the_hole_card_over_the_dealers_up_card_is_reported_face_down(
     """The dealer's hole card lies over the up card, its centre less than half a card width
     from the up card's: a back read there is the hole card, not the up card's own body
     (merge.BACK_CLEAR; at 0.5 this back was dropped). The scene is one where that happens
-    with the bundled reader (seed 2 for cards_v4, 39 for cards_v5: the first of 0-39)."""
+    with the bundled reader (seed 2 for cards_v4, 39 for cards_v5: the first of 0-39;
+    cards_v7 reads it so too)."""
     import vision.merge as merge
     from vision.recognize import Recognizer
 

@@ -82,7 +82,7 @@ def _model_dir() -> Path:
 
 
 MODEL_DIR = _model_dir()
-DEFAULT_MODEL = MODEL_DIR / "cards_v5.onnx"
+DEFAULT_MODEL = MODEL_DIR / "cards_v7.onnx"
 #: The reader looks at a candidate when the gate puts at least this much on the card codes.
 #: With ``gate_v2`` and the hand walk, on the 360 labelled calibration frames at 0.99: 0.05
 #: read 73.61 % of the cards with 133 reader crops a frame, 0.1 73.70 % with 114, 0.2
