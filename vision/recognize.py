@@ -127,7 +127,8 @@ HAND_WALK = True
 #: Hand walks made one after another, each anchored on what the ones before read as well
 #: (:func:`vision.handwalk.walk`; later walks place only halfway points), unless the model's
 #: ``"hand_walks"`` says otherwise: its threshold holds for the walks it was chosen with. The
-#: bundled reader's ``.json`` says 3: on the held-out typefaces at 0.997 60.27 % of the cards
+#: bundled reader's ``.json`` says 3, and ``cards_v7``'s threshold was chosen with three. For
+#: ``cards_v5`` three walks read, on the held-out typefaces at 0.997, 60.27 % of the cards
 #: against 59.80 % with one walk, the same 33 misreads, the rule's threshold the same, for
 #: 1.04-1.05 times a frame's time (``models/cards_v5.md``, twenty-seventh session). A model
 #: without the key (one made before it) walks once; an enrolled reader as often as
