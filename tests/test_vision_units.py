@@ -955,6 +955,40 @@ def test_the_scale_search_reads_a_card_whose_size_was_misjudged() -> None:
     assert plain < 0.9 and searched > 0.95 and searched - plain > 0.2, (plain, searched)
 
 
+def test_recognize_skips_second_looks_that_cannot_change_a_card() -> None:
+    """``recognize`` gives no second look to candidates under
+    :meth:`Recognizer.second_look_floor` (0.7 for the bundled reader's thresholds): on the
+    sample frames the same cards and face-down cards as with every candidate from
+    ``SECOND_LOOK_FLOOR`` looked at again, for fewer reader crops. A reader that reports rank
+    and colour keeps the full floor."""
+    from pathlib import Path
+
+    from vision.evaluate import labelled_images
+    from vision.recognize import SECOND_LOOK_FLOOR, Recognizer, load_image
+
+    samples = Path(__file__).resolve().parent.parent / "sample_images"
+    skipping, full = Recognizer(), Recognizer()
+    full.second_look_floor = lambda: SECOND_LOOK_FLOOR  # type: ignore[method-assign]
+    assert skipping.second_look_floor() > 0.69
+    crops = {id(skipping): 0, id(full): 0}
+
+    def counted(rec: Recognizer):  # noqa: ANN202
+        classify = rec.classify
+
+        def count(batch: np.ndarray) -> np.ndarray:
+            crops[id(rec)] += len(batch)
+            return classify(batch)
+        return count
+
+    skipping.classify, full.classify = counted(skipping), counted(full)  # type: ignore[method-assign]
+    for path, _ in labelled_images(samples):
+        img = load_image(path)
+        a, b = skipping.recognize(img), full.recognize(img)
+        assert (a["cards"], a["face_down"]) == (b["cards"], b["face_down"]), path
+    assert crops[id(skipping)] < 0.97 * crops[id(full)], crops
+    assert Recognizer(rank_colour_threshold=0.9995).second_look_floor() == SECOND_LOOK_FLOOR
+
+
 def test_a_card_read_at_both_corners_with_its_size_misjudged_is_reported_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A card 100 px wide read at both index corners under a size estimate of 60 px: the two

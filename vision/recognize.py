@@ -51,9 +51,9 @@ from vision.frames import (
     refuse_codes,
 )
 from vision.framesize import reading_size, to_frame_pixels
-from vision.handwalk import walk
+from vision.handwalk import ANCHOR_FLOOR, walk
 from vision.kernels import check_session, needs_exact_kernels
-from vision.merge import _Read, merge_reads
+from vision.merge import _Read, merge_reads, read_floor
 from vision.proposals import (
     IndexFrame,
     Outline,
@@ -102,7 +102,9 @@ SECOND_LOOK_MASS = 0.3
 #: Crop scales of the second look, in increasing order, 1.0 (the first look) included; the
 #: default is one window (no search), as ``cards_v4`` uses.
 LOOK_SCALES: tuple[float, ...] = (0.93, 1.0, 1.07)
-#: ... provided its best card code has at least this probability on the first look, and
+#: ... provided its best card code has at least this probability on the first look (the
+#: reads that calibrate a threshold, :meth:`Recognizer.read`; :meth:`Recognizer.recognize`
+#: starts higher where its thresholds allow: :meth:`Recognizer.second_look_floor`), and
 #: less than this.
 SECOND_LOOK_FLOOR = 0.35
 SECOND_LOOK_CEILING = 0.999
@@ -349,11 +351,11 @@ class Recognizer:
         return probs
 
     def second_look(self, img: np.ndarray, frames: list[IndexFrame],
-                    probs: np.ndarray) -> np.ndarray:
+                    probs: np.ndarray, floor: float = SECOND_LOOK_FLOOR) -> np.ndarray:
         """``probs`` with every candidate read as a card code (at least
-        :data:`SECOND_LOOK_MASS` on the codes) replaced by the mean of three neighbouring
-        look scales (:attr:`look_scales`): the three whose mean puts the most on one code
-        (:func:`best_window`)."""
+        :data:`SECOND_LOOK_MASS` on the codes, its best code at least ``floor``) replaced by
+        the mean of three neighbouring look scales (:attr:`look_scales`): the three whose mean
+        puts the most on one code (:func:`best_window`)."""
         # A candidate whose first look is below SECOND_LOOK_FLOOR on every code cannot reach
         # the pair floor of any operating threshold above 0.95 after averaging three looks
         # (3 x 0.78 - 2 = 0.34); with a search it could, but on the validation frames a floor
@@ -361,7 +363,7 @@ class Recognizer:
         # read: neither is worth the reader runs of the other scales.
         best = probs[:, :52].max(1)
         again = np.flatnonzero((probs[:, :52].sum(1) >= SECOND_LOOK_MASS)
-                               & (best >= SECOND_LOOK_FLOOR) & (best < SECOND_LOOK_CEILING))
+                               & (best >= floor) & (best < SECOND_LOOK_CEILING))
         if not len(again):
             return probs
         others = [s for s in self.look_scales if s != 1.0]
@@ -373,6 +375,46 @@ class Recognizer:
         out = probs.copy()
         out[again] = best_window(np.stack(more), codes=52)
         return out
+
+    def second_look_floor(self) -> float:
+        """The least first-look probability of a candidate's best card code at which
+        :meth:`recognize` gives it a second look: the highest floor under which no second
+        look can change a card it reports, a face-down card or a walk.
+
+        A second look replaces a candidate's probabilities by the mean of three looks, its
+        first among them (with three look scales: one window), so no code's probability can
+        end above ``(2 + p) / 3`` for a first look ``p`` on every code. Below the read floor
+        of the lowest threshold :meth:`recognize` merges at (:func:`vision.merge.read_floor`:
+        the operating threshold, :attr:`seen_threshold` for the mirror check's count, a
+        calibrated table's) a read changes no card, and below
+        :data:`vision.handwalk.ANCHOR_FLOOR` it anchors no walk: for thresholds of 0.99 or
+        more both are 0.9, so candidates under 0.7 need no second look. What such a look
+        could still change is a plain refusal's marker (its best class and code mass), so the
+        saving changes some markers; the sweeps that choose thresholds read every candidate
+        from :data:`SECOND_LOOK_FLOOR` (:meth:`read`), at whatever threshold. A reader that
+        reports rank and colour (whose probabilities add two codes) or has more than three
+        look scales (a window without the first look) keeps :data:`SECOND_LOOK_FLOOR`.
+
+        >>> rec = Recognizer.__new__(Recognizer)   # the settings alone, without a model
+        >>> rec.look_scales, rec.calibrated_threshold = (0.93, 1.0, 1.07), None
+        >>> rec.threshold, rec.seen_threshold = 0.997, 0.993
+        >>> round(rec.second_look_floor(), 4)
+        0.6999
+        >>> rec.seen_threshold = 0.98                 # pair floor 1 - sqrt(0.02) = 0.859
+        >>> round(rec.second_look_floor(), 4)
+        0.5756
+        >>> rec.rank_colour_threshold = 0.9995
+        >>> rec.seen_threshold = 0.993
+        >>> rec.second_look_floor() == SECOND_LOOK_FLOOR
+        True
+        """
+        if self.rank_colour_threshold is not None or len(self.look_scales) != 3:
+            return SECOND_LOOK_FLOOR
+        lowest = min(t for t in (self.threshold, self.seen_threshold,
+                                 self.calibrated_threshold) if t is not None)
+        reach = min(read_floor(lowest), ANCHOR_FLOOR)
+        # (a hair under the bound: the mean of three float32 looks is rounded)
+        return max(SECOND_LOOK_FLOOR, 3 * reach - 2 - 1e-4)
 
     def recognize(self, img: np.ndarray, table: TableSize | None = None) -> dict:
         """Cards in a frame (BGR; greyscale, BGRA and 16-bit frames are converted); see the
@@ -399,7 +441,7 @@ class Recognizer:
             fx, fy = size[0] / img.shape[1], size[1] / img.shape[0]
             img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
             table = None if table is None else table.scaled(fx, fy)
-        reads, found, looks = self._read(img, table)
+        reads, found, looks = self._read(img, table, self.second_look_floor())
         if table is not None and self.calibrated_threshold is not None:
             result = merge_reads(reads, self.calibrated_threshold)
         else:
@@ -484,11 +526,12 @@ class Recognizer:
         here, and must measure what the table's camera does."""
         return self._read(brightened(as_bgr(img))[0], table)[0]
 
-    def _read(self, img: np.ndarray, table: TableSize | None = None
+    def _read(self, img: np.ndarray, table: TableSize | None = None,
+              floor: float = SECOND_LOOK_FLOOR
               ) -> tuple[list[_Read], Outline, list[np.ndarray]]:
         """:meth:`read`, with the frame's outline and :meth:`_pick_size`'s first looks at its
         corners (for :meth:`looks_mirrored`; none with ``table``, which leaves no card size
-        to choose)."""
+        to choose); ``floor``: :meth:`second_look`'s."""
         found = outline(img)
         if not found.sizes:  # no card outline: no candidate, and no gradients to make
             return [], found, []
@@ -499,12 +542,12 @@ class Recognizer:
         known = direct[size] if direct else np.zeros((0, len(CLASSES)), np.float32)
         probs = np.concatenate([known,
                                 self.first_look(extract_crops(img, frames[len(known):]))])
-        probs = self.second_look(img, frames, probs)
+        probs = self.second_look(img, frames, probs, floor)
 
         def look_grid(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
             # (a grid's points lie closer together than the refinement moves a copy)
             return walked, self.second_look(img, walked,
-                                            self.first_look(extract_crops(img, walked)))
+                                            self.first_look(extract_crops(img, walked)), floor)
 
         def look(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
             # their moved copies are kept even within 0.1 card widths of a candidate:
