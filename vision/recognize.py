@@ -388,7 +388,10 @@ class Recognizer:
         the operating threshold, :attr:`seen_threshold` for the mirror check's count, a
         calibrated table's) a read changes no card, and below
         :data:`vision.handwalk.ANCHOR_FLOOR` it anchors no walk: for thresholds of 0.99 or
-        more both are 0.9, so candidates under 0.7 need no second look. What such a look
+        more both are 0.9, so candidates under 0.7 need no second look. (Nor can it make a
+        face-down card: that needs 0.9 on the back, and a candidate looked at again has at
+        least :data:`SECOND_LOOK_MASS` on the codes, at most 0.7 on the back, so the mean
+        reaches 0.9 only with both other looks sure backs.) What such a look
         could still change is a plain refusal's marker (its best class and code mass), so the
         saving changes some markers; the sweeps that choose thresholds read every candidate
         from :data:`SECOND_LOOK_FLOOR` (:meth:`read`), at whatever threshold. A reader that
