@@ -526,7 +526,10 @@ class Recognizer:
         with ``table``, the card sizes of a calibrated table (:mod:`vision.tablesize`). A dim
         frame is brightened first, as :meth:`recognize` reads it (:mod:`vision.exposure`):
         the threshold sweeps (:mod:`vision.sweep`, :mod:`vision.calibrate`) read through
-        here, and must measure what the table's camera does."""
+        here, and must measure what the table's camera does. Every candidate from
+        :data:`SECOND_LOOK_FLOOR` is looked at again, so that any threshold can be scored;
+        :meth:`recognize` skips the second looks that cannot change a card at its own
+        thresholds (:meth:`second_look_floor`): the same cards, some refusals apart."""
         return self._read(brightened(as_bgr(img))[0], table)[0]
 
     def _read(self, img: np.ndarray, table: TableSize | None = None,
