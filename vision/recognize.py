@@ -89,9 +89,9 @@ DEFAULT_MODEL = MODEL_DIR / "cards_v7.onnx"
 #: 73.68 % with 103 (2 misreads each; the reader's weak reads of candidates the gate all but
 #: rejects refused a few cards). 0.1, not higher: the gate has seen no validation design,
 #: and at 0.2 it drops 1.3 % of the card crops of a calibration chunk against 0.3 % at 0.05.
-#: (0.3 ran the reader on 17 crops fewer a `valb` frame, 0.946 of its time; with second
-#: looks from 0.9 too, 0.927, but 0.22 points fewer cards of the held-out typefaces:
-#: ``models/cards_v7.md``, forty-third session.)
+#: (0.3 ran the reader on 17.5 crops fewer a frame of the training designs and took 0.946
+#: of a `valb` frame's time; with second looks from 0.9 too, 0.927, but it read 0.22 points
+#: fewer cards of the held-out typefaces: ``models/cards_v7.md``, forty-third session.)
 GATE_CODE_MASS = 0.1
 #: A candidate that the first look puts at least this much probability on card codes is
 #: looked at again on frames scaled by the look scales (about its corner point:
