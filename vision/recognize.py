@@ -110,9 +110,9 @@ LOOK_SCALES: tuple[float, ...] = (0.93, 1.0, 1.07)
 #: starts higher where its thresholds allow: :meth:`Recognizer.second_look_floor`), and
 #: less than this.
 SECOND_LOOK_FLOOR = 0.35
-#: (Looking again at reads from the ceiling up as well, 1.4 times the reader crops, left the
-#: misread rule's pick for ``cards_v7`` at 0.997 and read 1.56 points fewer cards of the
-#: held-out typefaces there: ``models/cards_v7.md``, forty-third session.)
+#: (That ceiling: looking again at the reads from it up as well, 1.4 times the reader crops,
+#: left the misread rule's pick for ``cards_v7`` at 0.997 and read 1.56 points fewer cards of
+#: the held-out typefaces there: ``models/cards_v7.md``, forty-third session.)
 SECOND_LOOK_CEILING = 0.999
 #: A read this sure counts for a card-size hypothesis (:meth:`Recognizer.pick_size`) ...
 SIZE_SURE = 0.99
