@@ -66,15 +66,21 @@ def _render(job: tuple[str, int, int, str]) -> str:
     return out
 
 
-def make(out: Path, scenes: int, deck_seed: int, crop_seed: int, workers: int) -> None:
-    """Render every held-out deck's memory and test crop files into ``out``."""
+def make(out: Path, scenes: int, deck_seed: int, crop_seed: int, workers: int,
+         decks: int | None = None) -> None:
+    """Render every held-out deck's (or the first ``decks``') memory and test crop files into
+    ``out``."""
     from vision.dataset import design_list
 
     out.mkdir(parents=True, exist_ok=True)
     jobs = []
-    for i, deck in enumerate(design_list("fonts-held-out-strict", deck_seed)):
+    for i, deck in enumerate(design_list("fonts-held-out-strict", deck_seed)[:decks]):
         jobs.append((deck, scenes, crop_seed + i, str(out / f"{i:02d}_mem.npz")))
         jobs.append((deck, scenes, crop_seed + 1000 + i, str(out / f"{i:02d}_test.npz")))
+    if workers == 1:  # in this process (also where the script was loaded by path)
+        for job in jobs:
+            print("made", _render(job), flush=True)
+        return
     with mp.get_context("fork").Pool(workers) as pool:
         for done in pool.imap_unordered(_render, jobs):
             print("made", done, flush=True)
@@ -181,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     mk.add_argument("--deck-seed", type=int, default=1301)
     mk.add_argument("--crop-seed", type=int, default=5000)
     mk.add_argument("--workers", type=int, default=2)
+    mk.add_argument("--decks", type=int, default=None, help="only the first this many decks")
     sc = sub.add_parser("score")
     sc.add_argument("directory", type=Path)
     sc.add_argument("--model", type=Path, default=DEFAULT_MODEL)
@@ -188,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--lam", type=float, nargs="+", default=[0.0, 2.0, 5.0, 10.0])
     args = ap.parse_args(argv)
     if args.cmd == "make":
-        make(args.out, args.scenes, args.deck_seed, args.crop_seed, args.workers)
+        make(args.out, args.scenes, args.deck_seed, args.crop_seed, args.workers, args.decks)
     else:
         score(args.directory, args.model, args.embedding, args.lam)
     return 0
