@@ -157,9 +157,12 @@ def margins(pred: np.ndarray, emb: np.ndarray, protos: np.ndarray, have: np.ndar
 
 
 def score(directory: Path, model: Path, embedding: str, lams: list[float]) -> None:
+    mems = sorted(directory.glob("*_mem.npz"))
+    if not mems:
+        raise SystemExit(f"{directory}: no *_mem.npz crop files (make them with 'make')")
     session = _session(model, embedding)
     confs, rights, margs = [], [], []
-    for mem in sorted(directory.glob("*_mem.npz")):
+    for mem in mems:
         with np.load(mem) as z:
             protos, have = prototypes(*read(session, z["x"]))
         with np.load(mem.with_name(mem.name.replace("_mem", "_test"))) as z:

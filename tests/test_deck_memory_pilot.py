@@ -51,3 +51,9 @@ def test_a_deck_is_made_and_scored(tmp_path: Path, capsys, bench_script) -> None
                              mod.WRONG_COUNTS)
     assert f"lam 0: {alone}" in out
     assert re.search(r"^  lam 5: \{5: \d+", out, re.MULTILINE)
+
+
+def test_an_empty_directory_is_refused_by_name(tmp_path: Path, bench_script) -> None:  # noqa: ANN001
+    mod = bench_script("deck_memory_pilot")
+    with pytest.raises(SystemExit, match="no \\*_mem.npz crop files"):
+        mod.main(["score", str(tmp_path)])
