@@ -44,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from crop_ranking import right_before  # noqa: E402
 
-from vision.recognize import DEFAULT_MODEL  # noqa: E402
+from vision.codes import CARD_CODES  # noqa: E402
+from vision.recognize import DEFAULT_MODEL, softmax  # noqa: E402
 
 #: A reader read this sure is in the deck's memory.
 SURE = 0.997
@@ -52,6 +53,8 @@ SURE = 0.997
 EMBEDDINGS = {"fc": "/21/Relu_output_0_DequantizeLinear_Output",
               "flat": "/18/Flatten_output_0_DequantizeLinear_Output"}
 WRONG_COUNTS = (5, 10, 20, 30, 50, 100)
+#: Card codes come first among the classes (face down and reject after them).
+CODES = len(CARD_CODES)
 
 
 def _render(job: tuple[str, int, int, str]) -> str:
@@ -105,8 +108,7 @@ def read(session, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN0
     probs, embs = [], []
     for a in range(0, len(x), 2048):
         logits, emb = session.run(None, {"crops": x[a:a + 2048].astype(np.float32) / 255})
-        p = np.exp(logits - logits.max(1, keepdims=True))
-        probs.append(p / p.sum(1, keepdims=True))
+        probs.append(softmax(logits))
         embs.append(emb.reshape(len(emb), -1))
     return np.concatenate(probs), unit(np.concatenate(embs))
 
@@ -131,8 +133,8 @@ def prototypes(probs: np.ndarray, emb: np.ndarray, sure: float = SURE
     ([True, False], [0.707, 0.707])
     """
     pred, conf = probs.argmax(1), probs.max(1)
-    protos, have = np.zeros((52, emb.shape[1])), np.zeros(52, bool)
-    for code in range(52):
+    protos, have = np.zeros((CODES, emb.shape[1])), np.zeros(CODES, bool)
+    for code in range(CODES):
         members = (pred == code) & (conf >= sure)
         if members.sum() >= 2:
             protos[code] = unit(emb[members].mean(0, keepdims=True))[0]
@@ -169,7 +171,7 @@ def score(directory: Path, model: Path, embedding: str, lams: list[float]) -> No
             probs, emb = read(session, z["x"])
             truth = z["y"]
         pred = probs.argmax(1)
-        sel = (truth < 52) & (pred < 52)
+        sel = (truth < CODES) & (pred < CODES)
         confs.append(probs.max(1)[sel])
         rights.append(pred[sel] == truth[sel])
         margs.append(margins(pred[sel], emb[sel], protos, have))

@@ -215,13 +215,20 @@ def one_blas_thread() -> None:
     threadpool_limits(1, user_api="blas")
 
 
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Each row of a model's logits as probabilities.
+
+    >>> softmax(np.array([[0.0, np.log(3.0)]])).round(3).tolist()
+    [[0.25, 0.75]]
+    """
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
 def _softmax(session, crops: np.ndarray) -> np.ndarray:  # noqa: ANN001
     if len(crops) == 0:
         return np.zeros((0, len(CLASSES)), np.float32)
-    logits = session.run(None, {"crops": crops})[0]
-    logits = logits - logits.max(1, keepdims=True)
-    e = np.exp(logits)
-    return e / e.sum(1, keepdims=True)
+    return softmax(session.run(None, {"crops": crops})[0])
 
 
 class Recognizer:
