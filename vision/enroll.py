@@ -75,6 +75,7 @@ import numpy as np
 from vision.designs import AISLERIOT_DIR, TRAIN_AISLERIOT, cache_dir, get_design
 from vision.recognize import DEFAULT_MODEL, HAND_WALKS
 from vision.steplog import StepLog, file_digest
+from vision.train import add_precision_argument, bf16_training
 
 #: Share of the enrollment scenes drawn with the house deck; the rest replay training designs.
 #: ``plastic`` enrolled (`models/cards_v4.md`, "Tenth session"): 1000 scenes at 0.7
@@ -235,7 +236,7 @@ def _fine_tune(job: dict) -> dict:
                  job["seed"], Path(job["out"]), Path(job["log"]), init=Path(job["init"]),
                  max_lr=1e-3, arch=infer_arch(Path(job["init"])),
                  label_smoothing=job["label_smoothing"], reject_fraction=job["reject_fraction"],
-                 threads=job["threads"], geometric=True)
+                 threads=job["threads"], geometric=True, precision=job["precision"])
     for k in range(job["epochs"]):  # the per-epoch copies are not needed
         Path(job["out"]).with_name(f"{Path(job['out']).stem}.epoch{k}.onnx").unlink(
             missing_ok=True)
@@ -278,14 +279,16 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
            keep_data: bool = False, log: Callable[[str], None] = print,
            house_share: float = HOUSE_SHARE, hand_walks: int | None = None,
            weight_bits: int = WEIGHT_BITS, walk_splits: tuple[int, ...] = (),
-           opposite_anchors: bool = False, lone_anchors: bool | str = False) -> dict:
+           opposite_anchors: bool = False, lone_anchors: bool | str = False,
+           precision: str = "auto") -> dict:
     """Enroll ``deck`` (module docstring); returns the report written to
     ``out/enroll_report.json``. ``weight_bits``: the enrolled reader's int8 weights in 8 bits
     or 7 (:data:`WEIGHT_BITS`). ``walk_splits`` and ``opposite_anchors``: the first hand
     walk's extra places (:func:`vision.handwalk.hand_walk`); ``lone_anchors``: the grid
     around hands of one read corner before the walks (:func:`vision.handwalk.lone_walk`),
     ``True`` for every read or ``"calibrated"`` for reads at a calibrated table's sizes only;
-    the enrolled reader's thresholds are then set with them (its ``.json`` names them)."""
+    the enrolled reader's thresholds are then set with them (its ``.json`` names them).
+    ``precision``: the fine-tunes' arithmetic (:data:`vision.train.PRECISIONS`)."""
     if weight_bits not in (7, 8):
         raise EnrollError(f"weight bits must be 7 or 8, not {weight_bits}")
     if any(k < 3 for k in walk_splits):
@@ -295,6 +298,11 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
         raise EnrollError(f"lone anchors are true, false or 'calibrated', not {lone_anchors!r}")
     if hand_walks is not None:
         enrolled_hand_walks({}, hand_walks)  # a bad number is refused before any work
+    try:  # the arithmetic itself, not "auto": a run resumed on another CPU retrains if it
+        # would train otherwise (the fine-tunes' step keys hold it)
+        precision = "bf16" if bf16_training(precision) else "fp32"
+    except ValueError as e:
+        raise EnrollError(str(e)) from None
     is_dir = "/" in deck or Path(deck).is_dir()
     house = f"deck:{Path(deck).resolve()}" if is_dir else deck
     design = get_design(house)  # DeckError / FileNotFoundError before any work
@@ -324,11 +332,12 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     jobs = [
         {"data": [str(p) for p in data], "cal": str(cal), "epochs": epochs, "seed": seed,
          "out": str(float_reader), "log": str(work / "reader_log.jsonl"), "init": str(base),
-         "label_smoothing": 0.0, "reject_fraction": 0.35, "threads": workers},
+         "label_smoothing": 0.0, "reject_fraction": 0.35, "threads": workers,
+         "precision": precision},
         {"data": [str(p) for p in data], "cal": str(cal), "epochs": epochs, "seed": seed,
          "out": str(work / GATE_NAME), "log": str(work / "gate_log.jsonl"),
          "init": str(base_gate), "label_smoothing": 0.02, "reject_fraction": 1.0,
-         "threads": workers},
+         "threads": workers, "precision": precision},
     ]
     histories = []
     for name, job in zip(("reader", "gate"), jobs, strict=True):
@@ -381,6 +390,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
                   walk_splits=list(walk_splits), opposite_anchors=opposite_anchors,
                   lone_anchors=lone_anchors, weight_bits=weight_bits,
                   house_share=house_share, workers=workers, replay_aisleriot=aisleriot,
+                  precision=precision,
                   training=dict(zip(("reader", "gate"), histories, strict=True)),
                   seconds=round(time.time() - t0, 1))
     reader = out / READER_NAME
@@ -594,6 +604,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="keep the rendered training crops and fine-tuned models in OUT/work: "
                          "a rerun with the same settings (other walk settings allowed) "
                          "only sets the thresholds again")
+    add_precision_argument(ap)
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -607,7 +618,7 @@ def run(args: argparse.Namespace) -> dict:
                   hand_walks=args.hand_walks, weight_bits=args.weight_bits,
                   walk_splits=tuple(args.walk_splits), opposite_anchors=args.opposite_anchors,
                   lone_anchors={"calibrated": "calibrated", "always": True}.get(
-                      args.lone_anchors, False))
+                      args.lone_anchors, False), precision=args.precision)
 
 
 if __name__ == "__main__":

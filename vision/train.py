@@ -287,6 +287,37 @@ def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
 
 ARCHITECTURES = ("gate", "gate_half", "reader", "reader_wide", "reader_large")
 
+#: Precisions of a training run: ``fp32``; ``bf16``, under bfloat16 autocast with channels-last
+#: tensors (the weights and their updates stay float32); ``auto``, bf16 where the device does
+#: bfloat16 natively (:func:`bf16_training`), else fp32.
+PRECISIONS = ("auto", "fp32", "bf16")
+#: x86 CPU flags of native bfloat16 matrix arithmetic (Intel AMX; AVX-512 BF16). Without them
+#: PyTorch emulates bfloat16 on the CPU, slower than float32.
+NATIVE_BF16_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
+
+
+def bf16_training(precision: str, device_type: str = "cpu",
+                  flags: frozenset[str] | None = None) -> bool:
+    """Whether a training run of ``precision`` on ``device_type`` ("cpu", "cuda") runs under
+    bfloat16 autocast. ``flags``: the CPU's (default: this machine's, read from /proc/cpuinfo).
+
+    >>> bf16_training("auto", "cpu", frozenset({"avx2", "avx512_vnni"}))
+    False
+    >>> bf16_training("auto", "cpu", frozenset({"avx2", "amx_bf16"}))
+    True
+    >>> bf16_training("auto", "cuda"), bf16_training("fp32", "cuda"), bf16_training("bf16", "cpu")
+    (True, False, True)
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+    if precision != "auto":
+        return precision == "bf16"
+    if device_type == "cuda":
+        return True
+    from vision.kernels import cpu_flags
+
+    return bool(NATIVE_BF16_FLAGS & (cpu_flags() if flags is None else flags))
+
 
 def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only dependency
     """One of the two classifiers (same input, same classes).
@@ -449,17 +480,19 @@ def freeze_batchnorm(model) -> None:  # noqa: ANN001
 def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
           log: Path, init: Path | None = None, max_lr: float = 3e-3, arch: str = "gate",
           label_smoothing: float = 0.02, reject_fraction: float = 1.0,
-          threads: int = 1, geometric: bool = False) -> dict:
+          threads: int = 1, geometric: bool = False, precision: str = "auto") -> dict:
     """Train on the npz files ``data``, report accuracy on ``cal`` each epoch; export ONNX.
 
     With ``init`` (an ONNX model), fine-tune it: its weights are loaded, its BatchNorms stay
     frozen, and the learning rate peaks early (10 % of the steps) at ``max_lr``. Each epoch
     uses every card and face-down crop and a fresh random ``reject_fraction`` of the rejects.
     ``geometric`` adds random scale, turn, shift and blur to each crop (:func:`_geometric`).
+    ``precision``: :data:`PRECISIONS` (the one used is returned as ``"precision"``).
     """
     import torch
     from torch import nn
 
+    bf16 = bf16_training(precision, "cpu")
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
@@ -473,6 +506,8 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
     model = build_model(arch)
     if init is not None:
         load_onnx_weights(model, init)
+    if bf16:  # oneDNN's bfloat16 convolutions are fastest on channels-last tensors
+        model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     is_reject = y_tr == REJECT_INDEX
     per_epoch = int((~is_reject).sum() + round(reject_fraction * is_reject.sum()))
@@ -502,8 +537,11 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
                 if geometric:
                     xb = _geometric(xb, rng)
                 xb = torch.from_numpy(_augment(xb, rng))
+                if bf16:
+                    xb = xb.contiguous(memory_format=torch.channels_last)
                 yb = torch.from_numpy(y_tr[idx])
-                loss = lossf(model(xb), yb)
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                    loss = lossf(model(xb).float(), yb)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -517,7 +555,8 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
             lf.flush()
             export_onnx(model, out.with_name(f"{out.stem}.epoch{ep}.onnx"))
     export_onnx(model, out)
-    return {"history": history, "n_train": len(x_tr), "n_cal": len(x_cal)}
+    return {"history": history, "n_train": len(x_tr), "n_cal": len(x_cal),
+            "precision": "bf16" if bf16 else "fp32"}
 
 
 def export_onnx(model, out: Path) -> None:  # noqa: ANN001
@@ -615,6 +654,14 @@ def add_design_arguments(ap: argparse.ArgumentParser) -> None:
                          "of their own (vision.suits; data made since the eleventh session)")
 
 
+def add_precision_argument(ap: argparse.ArgumentParser) -> None:
+    """``--precision`` (:data:`PRECISIONS`), as every training command takes it."""
+    ap.add_argument("--precision", choices=PRECISIONS, default="auto",
+                    help="arithmetic of the training steps: bf16 autocast or fp32; auto: bf16 "
+                         "on a GPU and on a CPU with native bfloat16 (AMX or AVX-512 BF16), "
+                         "else fp32 (default %(default)s)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, required=True, help="data/log directory (not the repo)")
@@ -638,6 +685,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="random scale / turn / shift / blur of each crop while training")
     ap.add_argument("--log-dir", type=Path, default=None,
                     help="where train_log.jsonl and train_summary.json go (default: --work)")
+    add_precision_argument(ap)
     add_design_arguments(ap)
     args = ap.parse_args(argv)
     train_files, cal = chunk_files(args.work, args.scenes, args.chunks, args.seed,
@@ -655,7 +703,7 @@ def main(argv: list[str] | None = None) -> int:
                  log_dir / "train_log.jsonl", init=args.init, max_lr=args.max_lr,
                  arch=args.arch, label_smoothing=args.label_smoothing,
                  reject_fraction=args.reject_fraction, threads=args.threads,
-                 geometric=args.geometric)
+                 geometric=args.geometric, precision=args.precision)
     info["data"] = [str(p) for p in train_files]
     info["calibration"] = [str(p) for p in cal_files]
     info["init"] = str(args.init) if args.init else None

@@ -45,6 +45,8 @@ from vision.train import (
     ARCHITECTURES,
     DesignMix,
     add_design_arguments,
+    add_precision_argument,
+    bf16_training,
     build_model,
     export_onnx,
     freeze_batchnorm,
@@ -218,7 +220,8 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
           device: str, epochs: int | None, train_seconds: float | None, batch: int,
           max_lr: float, reject_fraction: float, init: Path | None = None,
           label_smoothing: float = 0.0, soft_illegible: bool = False,
-          drop_illegible: bool = False, soft_colour: bool = False) -> dict:
+          drop_illegible: bool = False, soft_colour: bool = False,
+          precision: str = "auto") -> dict:
     """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
 
     From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
@@ -227,7 +230,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     rendered with ``--legibility``) a card-code crop flagged illegible is trained towards its
     rank with the four suits equally likely (:func:`soft_targets`; ``soft_colour``: the two of
     its colour), not towards its exact code; with ``drop_illegible`` such crops are left out of
-    training.
+    training. ``precision``: :data:`vision.train.PRECISIONS`.
     """
     import torch
     from torch import nn
@@ -259,7 +262,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     is_reject = y_tr == REJECT_INDEX
     per_epoch = int((~is_reject).sum()) + round(reject_fraction * int(is_reject.sum()))
     steps_per_epoch = per_epoch // batch + 1
-    amp = dev.type == "cuda"
+    amp = bf16_training(precision, dev.type)
     lossf = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
 
     def step(opt, idx) -> float:  # noqa: ANN001
@@ -321,7 +324,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
             ep += 1
     return {"history": history, "epochs": ep, "steps": steps_done, "n_train": len(y_tr),
             "n_cal": len(y_cal), "batch": batch, "max_lr": max_lr,
-            "reject_fraction": reject_fraction}
+            "reject_fraction": reject_fraction, "precision": "bf16" if amp else "fp32"}
 
 
 def soft_targets(y, illegible, n_classes: int,  # noqa: ANN001, ANN201 - torch tensors
@@ -417,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
                          "a legibility rule)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
+    add_precision_argument(ap)
     args = ap.parse_args(argv)
     if sum((args.soft_illegible, args.drop_illegible, args.soft_colour)) > 1:
         ap.error("--soft-illegible, --soft-colour and --drop-illegible exclude each other")
@@ -437,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     info = train(data["train"], data["cal"], args.out, log_dir / "train_log.jsonl", args.arch,
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
                  args.max_lr, args.reject_fraction, args.init, args.label_smoothing,
-                 args.soft_illegible, args.drop_illegible, args.soft_colour)
+                 args.soft_illegible, args.drop_illegible, args.soft_colour, args.precision)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
