@@ -118,6 +118,8 @@ def test_enrollment_refuses_a_negative_number_of_hand_walks(deck_dir: Path,
         enroll(str(deck_dir), tmp_path / "out", walk_splits=(2,))
     with pytest.raises(EnrollError, match="lone anchors"):
         enroll(str(deck_dir), tmp_path / "out", lone_anchors="sometimes")
+    with pytest.raises(EnrollError, match="unknown precision 'fp16'"):
+        enroll(str(deck_dir), tmp_path / "out", precision="fp16")
     assert not (tmp_path / "out").exists()
 
 
@@ -143,6 +145,11 @@ def test_enroll_deck_command_refuses_a_bad_deck_before_any_work(deck_dir: Path,
                        timeout=120)
     assert r.returncode != 0
     assert "no back image" in r.stderr
+    assert not out.exists()
+    r = subprocess.run([sys.executable, "-m", "controller", "enroll-deck", str(deck_dir),
+                        "--out", str(out), "--precision", "fp16"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2 and "invalid choice: 'fp16'" in r.stderr
     assert not out.exists()
 
 
@@ -203,6 +210,10 @@ def test_enrollment_writes_a_usable_model_and_an_honest_report(deck_dir: Path,
     assert meta["opposite_anchors"] is report["opposite_anchors"] is True
     assert meta["lone_anchors"] == report["lone_anchors"] == "calibrated"
     assert meta["weight_bits"] == report["weight_bits"] == WEIGHT_BITS
+    # "auto": the fine-tunes' arithmetic on this CPU, named
+    from vision.train import bf16_training
+
+    assert report["precision"] == ("bf16" if bf16_training("auto") else "fp32")
     assert report["enrolled"]["threshold"] == meta["threshold"]
     assert report["bundled"]["threshold"] == bundled["threshold"]
     assert report["frames"] == 2 and report["bundled"]["frames"] == 2
