@@ -614,11 +614,8 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     assert run.returncode == 0, run.stderr[-2000:]
     summary3 = json.loads((tmp_path / "drop" / "train_summary.json").read_text())
     assert summary3["n_train"] == summary["n_train"] - dropped
-    # the arithmetic asked for is the one used; "auto" took this CPU's
-    from vision.train import bf16_training
-
-    assert summary3["precision"] == "bf16"
-    assert summary["precision"] == ("bf16" if bf16_training("auto", "cpu") else "fp32")
+    # the arithmetic asked for is the one used; "auto" on a CPU is fp32
+    assert summary3["precision"] == "bf16" and summary["precision"] == "fp32"
     for extra in ("--soft-illegible", "--soft-colour"):
         run = subprocess.run([sys.executable, "-m", "vision.train_device", *args3, extra],
                              cwd=root, capture_output=True, text=True, timeout=600)

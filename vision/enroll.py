@@ -298,8 +298,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
         raise EnrollError(f"lone anchors are true, false or 'calibrated', not {lone_anchors!r}")
     if hand_walks is not None:
         enrolled_hand_walks({}, hand_walks)  # a bad number is refused before any work
-    try:  # the arithmetic itself, not "auto": a run resumed on another CPU retrains if it
-        # would train otherwise (the fine-tunes' step keys hold it)
+    try:  # the arithmetic itself, not "auto", goes into the fine-tunes' step keys
         precision = "bf16" if bf16_training(precision) else "fp32"
     except ValueError as e:
         raise EnrollError(str(e)) from None
