@@ -291,10 +291,10 @@ ARCHITECTURES = ("gate", "gate_half", "reader", "reader_wide", "reader_large")
 #: tensors (the weights and their updates stay float32); ``auto``, bf16 on a GPU and fp32 on a
 #: CPU. On a CPU with native bfloat16 (Intel AMX; forty-fifth session, ``models/cards_v7.md``)
 #: bf16 fine-tuned ``cards_v7`` in 0.43 of fp32's time an epoch and that reader ranked as many
-#: held-out crops, but of two enrollments fine-tuned both ways the bf16 one read 2.5 and 0.3
-#: points fewer of its deck's fresh frames (the rule written first asked within 1.5 of the
-#: first), so a CPU asks for it by name. Without native bfloat16 (no ``amx_bf16`` or
-#: ``avx512_bf16`` flag) PyTorch emulates it, slower than float32.
+#: held-out crops, but of four enrollments fine-tuned both ways the bf16 one read 0.3 to 2.5
+#: points fewer of its deck's fresh frames each time (1.0 on average), so a CPU asks for it by
+#: name. Without native bfloat16 (no ``amx_bf16`` or ``avx512_bf16`` flag) PyTorch emulates
+#: it, slower than float32.
 PRECISIONS = ("auto", "fp32", "bf16")
 
 
