@@ -92,3 +92,8 @@ def test_the_vision_benchmark_names_the_cpu_and_libraries_it_measured_on() -> No
     assert env["cpu"] and env["opencv"] and env["onnxruntime"]
     assert isinstance(env["exact_kernels_asked"], bool)
     assert out["overall"]["readable_cards"] == 80
+    # milliseconds and counts apart (a count printed among the times read as milliseconds)
+    assert set(out["first_pass_ms_median"]) == {"outline", "pick size", "propose",
+                                                "crop+classify"}
+    assert set(out["counts_median"]) == {"size hypotheses", "proposals"}
+    assert out["counts_median"]["proposals"] > 0
