@@ -632,7 +632,7 @@ def test_training_in_bf16_and_fp32_from_one_seed(tmp_path) -> None:
     recogniser loads, the precision reported; the same seed in fp32 gives other weights (the
     autocast did act) that read alike. An unknown precision is refused before any work."""
     pytest.importorskip("torch")
-    pytest.importorskip("onnx")
+    onnx = pytest.importorskip("onnx")
     from vision.recognize import Recognizer
     from vision.train import train
 
@@ -641,18 +641,21 @@ def test_training_in_bf16_and_fp32_from_one_seed(tmp_path) -> None:
     y = rng.integers(0, 2, 600) * 9
     x = np.where(y[:, None, None, None] > 0, 200, 60) + rng.integers(-30, 30, (600, 3, 36, 28))
     np.savez(tmp_path / "d.npz", x=x.astype(np.uint8), y=y.astype(np.int64))
-    models, infos = {}, {}
+    probs, infos = {}, {}
     for precision in ("fp32", "bf16"):
         out = tmp_path / f"{precision}.onnx"
         infos[precision] = train([tmp_path / "d.npz"], [tmp_path / "d.npz"], 3, 5, out,
                                  tmp_path / f"{precision}.jsonl", arch="gate",
                                  precision=precision)
-        models[precision] = Recognizer(out).classify(
+        kinds = {i.data_type for i in onnx.load(str(out)).graph.initializer}
+        assert onnx.TensorProto.FLOAT in kinds
+        assert not kinds & {onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT16}
+        probs[precision] = Recognizer(out).classify(
             np.ascontiguousarray(x[:64].astype(np.float32) / 255))
     assert infos["fp32"]["precision"] == "fp32" and infos["bf16"]["precision"] == "bf16"
     assert all(i["history"][-1]["cal_acc"] > 0.9 for i in infos.values())
-    assert not np.array_equal(models["fp32"], models["bf16"])
-    assert (models["fp32"].argmax(1) == models["bf16"].argmax(1)).mean() > 0.9
+    assert not np.array_equal(probs["fp32"], probs["bf16"])
+    assert (probs["fp32"].argmax(1) == probs["bf16"].argmax(1)).mean() > 0.9
     with pytest.raises(ValueError, match="unknown precision 'fp16'"):
         train([tmp_path / "d.npz"], [tmp_path / "d.npz"], 1, 5, tmp_path / "x.onnx",
               tmp_path / "x.jsonl", arch="gate", precision="fp16")
