@@ -113,7 +113,8 @@ class SimulatedCamera:
         markers = self.calibrator.settings.aruco_markers if self.calibrator else None
         frames, labels = render_burst(layout, self.rng, self.burst, design=self.design,
                                       size=self.size, tilt_max=self.tilt_max,
-                                      card_px=self.card_px, markers=markers)
+                                      card_px=self.card_px, markers=markers,
+                                      hands_in_area=True)
         error = None
         if self.calibrator is not None:
             try:
