@@ -35,10 +35,11 @@ FACE_DOWN_CODES = ("XX", "face_down")
 #: Index regions in card units (u across the width, v down the height).
 INDEX_BOX = (0.0, 0.0, 0.24, 0.32)
 READABLE_FRACTION = 0.85
-#: No card of a hand is placed further than this from the hand's middle along the hand
-#: (millimetres): neighbouring seats are 165 mm apart, so a side-by-side hand of three or
-#: more cards would otherwise reach the next seat's area; this leaves the camera's position
-#: error (up to ~20 mm) a margin of ~25 mm before the midpoint between seats.
+#: No card of a hand is placed further than this from the hand's middle along the hand (in
+#: any direction with ``hands_in_area``, :func:`render_burst`; millimetres): neighbouring
+#: seats are 165 mm apart, so a side-by-side hand of three or more cards would otherwise
+#: reach the next seat's area; this leaves the camera's position error (up to ~20 mm) a
+#: margin of ~25 mm before the midpoint between seats.
 HAND_REACH_MM = 45.0
 
 SPOTS: dict[str, tuple[float, float, float]] = {"dealer": (0.0, -250.0, 180.0)}
