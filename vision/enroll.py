@@ -75,7 +75,7 @@ import numpy as np
 from vision.designs import AISLERIOT_DIR, TRAIN_AISLERIOT, cache_dir, get_design
 from vision.recognize import DEFAULT_MODEL, HAND_WALKS
 from vision.steplog import StepLog, file_digest
-from vision.train import add_precision_argument, bf16_training
+from vision.train import add_precision_argument, training_precision
 
 #: Share of the enrollment scenes drawn with the house deck; the rest replay training designs.
 #: ``plastic`` enrolled (`models/cards_v4.md`, "Tenth session"): 1000 scenes at 0.7
@@ -299,7 +299,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     if hand_walks is not None:
         enrolled_hand_walks({}, hand_walks)  # a bad number is refused before any work
     try:  # the arithmetic itself, not "auto", goes into the fine-tunes' step keys
-        precision = "bf16" if bf16_training(precision) else "fp32"
+        precision = training_precision(precision)
     except ValueError as e:
         raise EnrollError(str(e)) from None
     is_dir = "/" in deck or Path(deck).is_dir()

@@ -339,13 +339,15 @@ def render_burst(cards_by_spot: Mapping[str, Sequence[str]], rng: np.random.Gene
         ca, sa = math.cos(ang), math.sin(ang)
         rot = np.array([[ca, -sa], [sa, ca]])
         n = len(codes)
-        # a dealer keeps a hand in its area (the step along the hand alone: as every data set
-        # so far was drawn, to the bit)
-        if hands_in_area and n > 1 and (n - 1) / 2 * math.hypot(dx, dy) > HAND_REACH_MM:
-            shorter = HAND_REACH_MM / ((n - 1) / 2 * math.hypot(dx, dy))
-            dx, dy = dx * shorter, dy * shorter
-        elif not hands_in_area and n > 1 and (n - 1) / 2 * dx > HAND_REACH_MM:
-            dx = HAND_REACH_MM / ((n - 1) / 2)
+        # a dealer keeps a hand in its area: the whole step shortened, or the step along the
+        # hand alone (as every data set so far was drawn, to the bit)
+        reach = (n - 1) / 2 * (math.hypot(dx, dy) if hands_in_area else dx)
+        if n > 1 and reach > HAND_REACH_MM:
+            if hands_in_area:
+                shorter = HAND_REACH_MM / reach
+                dx, dy = dx * shorter, dy * shorter
+            else:
+                dx = HAND_REACH_MM / ((n - 1) / 2)
         along = np.arange(n, dtype=np.float64)[:, None] * np.array([dx, dy])
         if pitch_jitter > 0 and n > 1:
             steps = np.array([dx, dy]) * (1 + np.clip(rng.normal(0, pitch_jitter, (n - 1, 2)),

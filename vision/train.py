@@ -298,18 +298,20 @@ ARCHITECTURES = ("gate", "gate_half", "reader", "reader_wide", "reader_large")
 PRECISIONS = ("auto", "fp32", "bf16")
 
 
-def bf16_training(precision: str, device_type: str = "cpu") -> bool:
-    """Whether a training run of ``precision`` on ``device_type`` ("cpu", "cuda") runs under
-    bfloat16 autocast.
+def training_precision(precision: str, device_type: str = "cpu") -> str:
+    """The arithmetic, ``"bf16"`` (bfloat16 autocast) or ``"fp32"``, of a training run asked
+    for ``precision`` on ``device_type`` ("cpu", "cuda").
 
-    >>> bf16_training("auto", "cpu"), bf16_training("bf16", "cpu")
-    (False, True)
-    >>> bf16_training("auto", "cuda"), bf16_training("fp32", "cuda")
-    (True, False)
+    >>> training_precision("auto", "cpu"), training_precision("bf16", "cpu")
+    ('fp32', 'bf16')
+    >>> training_precision("auto", "cuda"), training_precision("fp32", "cuda")
+    ('bf16', 'fp32')
     """
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
-    return precision == "bf16" or (precision == "auto" and device_type == "cuda")
+    if precision == "auto":
+        return "bf16" if device_type == "cuda" else "fp32"
+    return precision
 
 
 def build_model(arch: str = "gate"):  # noqa: ANN201 - torch is a training-only dependency
@@ -485,7 +487,8 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
     import torch
     from torch import nn
 
-    bf16 = bf16_training(precision, "cpu")
+    precision = training_precision(precision, "cpu")
+    bf16 = precision == "bf16"
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
@@ -549,7 +552,7 @@ def train(data: list[Path], cal: list[Path], epochs: int, seed: int, out: Path,
             export_onnx(model, out.with_name(f"{out.stem}.epoch{ep}.onnx"))
     export_onnx(model, out)
     return {"history": history, "n_train": len(x_tr), "n_cal": len(x_cal),
-            "precision": "bf16" if bf16 else "fp32"}
+            "precision": precision}
 
 
 def export_onnx(model, out: Path) -> None:  # noqa: ANN001

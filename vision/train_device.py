@@ -46,12 +46,12 @@ from vision.train import (
     DesignMix,
     add_design_arguments,
     add_precision_argument,
-    bf16_training,
     build_model,
     export_onnx,
     freeze_batchnorm,
     generate,
     load_onnx_weights,
+    training_precision,
 )
 
 
@@ -262,7 +262,8 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     is_reject = y_tr == REJECT_INDEX
     per_epoch = int((~is_reject).sum()) + round(reject_fraction * int(is_reject.sum()))
     steps_per_epoch = per_epoch // batch + 1
-    amp = bf16_training(precision, dev.type)
+    precision = training_precision(precision, dev.type)
+    amp = precision == "bf16"
     lossf = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
 
     def step(opt, idx) -> float:  # noqa: ANN001
@@ -324,7 +325,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
             ep += 1
     return {"history": history, "epochs": ep, "steps": steps_done, "n_train": len(y_tr),
             "n_cal": len(y_cal), "batch": batch, "max_lr": max_lr,
-            "reject_fraction": reject_fraction, "precision": "bf16" if amp else "fp32"}
+            "reject_fraction": reject_fraction, "precision": precision}
 
 
 def soft_targets(y, illegible, n_classes: int,  # noqa: ANN001, ANN201 - torch tensors
