@@ -40,7 +40,7 @@ class LayoutCalibrator:
         if settings.calibration == "points":
             self._fixed = TableCalibration.from_points(
                 settings.image_points, settings.layout_points, settings.areas,
-                settings.max_distance_mm, settings.card_mm)
+                settings.max_distance_mm, settings.card_mm, settings.place == "hand")
 
     @property
     def enabled(self) -> bool:
@@ -51,7 +51,7 @@ class LayoutCalibrator:
         if s.calibration == "aruco":
             return TableCalibration.from_aruco(image, s.aruco_markers, s.aruco_dictionary,
                                                s.areas, s.max_distance_mm,
-                                               card_mm=s.card_mm)
+                                               card_mm=s.card_mm, by_hand=s.place == "hand")
         return self._fixed
 
 
@@ -99,6 +99,7 @@ class SimulatedCamera:
         self.calibrator = LayoutCalibrator(settings) if (
             settings is not None and settings.calibration == "aruco") else None
         self.burst = settings.burst if settings is not None else 1
+        self.by_hand = settings is not None and settings.place == "hand"
         if self.burst > self.recognizer.burst_frames:
             raise ValueError(
                 f"[camera] burst = {self.burst}, but the model's burst threshold was chosen for "
@@ -123,7 +124,8 @@ class SimulatedCamera:
                 calibration, error = None, str(exc)
         else:  # the simulator's own layout-to-image homography, and its deck's size
             table = from_labels(labels)
-            calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm)
+            calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm,
+                                           by_hand=self.by_hand)
         read = self.read(frames, calibration, name)
         read.calibration_error = error
         return read

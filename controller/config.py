@@ -67,9 +67,13 @@ class CameraSettings:
     #: The deck's card width and height on the table (millimetres): where a card lies on the
     #: layout (:meth:`vision.calibration.TableCalibration.card_centre`).
     card_mm: tuple[float, float] = (63.5, 88.9)
+    #: How cards go to layout areas: ``"card"``, each to the area nearest it; ``"hand"``, a
+    #: long hand's stray end card to its hand's area (:mod:`vision.handspots`).
+    place: str = "card"
 
 
 CALIBRATIONS = ("none", "points", "aruco")
+PLACEMENTS = ("card", "hand")
 #: The most frames a check of the layout may read (a second of a 30 fps camera).
 MAX_BURST = 30
 
@@ -275,9 +279,13 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
         raise src.error(f"[camera] card_mm is the card's [width, height] in millimetres, the "
                         f"width the shorter, 30 to 150 (poker size [63.5, 88.9]), got "
                         f"{list(card_mm)}", "camera", "card_mm")
+    place = _get(src, doc, "camera", "place", str)
+    if place not in PLACEMENTS:
+        raise src.error(f"[camera] place is how cards go to layout areas, one of "
+                        f"{', '.join(PLACEMENTS)}, got {place!r}", "camera", "place")
     return CameraSettings(method, max_distance, points["image_points"],
                           points["layout_points"], dictionary, markers, areas, model, burst,
-                          card_mm)
+                          card_mm, place)
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

@@ -78,6 +78,8 @@ def test_points_calibration_from_config(tmp_path: Path) -> None:
     ("model = 3", "[camera] model must be a path"),
     ("card_mm = [88.9, 63.5]", "card_mm is the card's [width, height] in millimetres"),
     ("card_mm = [63.5]", "must be a point [x, y]"),
+    ('place = "seat"', "[camera] place is how cards go to layout areas, one of card, hand"),
+    ("place = true", "[camera] place must be a string"),
 ])
 def test_bad_camera_config_refused(tmp_path: Path, text: str, words: str) -> None:
     path = tmp_path / "t.toml"
@@ -100,6 +102,21 @@ def test_the_decks_size_goes_to_the_calibration(tmp_path: Path) -> None:
     assert settings.card_mm == (57.2, 88.9)
     assert LayoutCalibrator(settings).for_frame(np.zeros((720, 1280, 3), np.uint8)).card_mm \
         == (57.2, 88.9)
+
+
+def test_hands_are_placed_whole_where_the_table_file_asks(tmp_path: Path) -> None:
+    """``[camera] place = "hand"`` reaches the calibration (:mod:`vision.handspots`); by
+    default each card goes to the area nearest it."""
+    assert load_config().camera.place == "card"
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    for place in ("card", "hand"):
+        path = tmp_path / f"{place}.toml"
+        path.write_text(f'[camera]\ncalibration = "points"\nplace = "{place}"\n'
+                        "image_points = [[100, 100], [1100, 100], [1100, 650], [100, 650]]\n"
+                        "layout_points = [[-500, -300], [500, -300], [500, 250], [-500, 250]]\n")
+        settings = load_config(path).camera
+        assert settings.place == place
+        assert LayoutCalibrator(settings).for_frame(frame).by_hand == (place == "hand")
 
 
 def test_camera_model_is_found_beside_the_table_file(tmp_path: Path) -> None:

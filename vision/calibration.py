@@ -111,13 +111,17 @@ class TableCalibration:
     max_distance: float = 150.0
     #: Card width and height on the table (millimetres): standard poker size.
     card_mm: tuple[float, float] = (63.5, 88.9)
+    #: Place whole hands (:mod:`vision.handspots`): a long hand's stray end card goes to its
+    #: hand's spot; otherwise every card goes to the spot nearest it.
+    by_hand: bool = False
 
     @classmethod
     def from_points(cls, image_points: Sequence[Sequence[float]],
                     layout_points: Sequence[Sequence[float]],
                     spots: Mapping[str, tuple[float, float]] | None = None,
                     max_distance: float = 150.0,
-                    card_mm: tuple[float, float] = (63.5, 88.9)) -> TableCalibration:
+                    card_mm: tuple[float, float] = (63.5, 88.9),
+                    by_hand: bool = False) -> TableCalibration:
         """Calibrate from four image points and the four layout points they show."""
         src = np.asarray(image_points, np.float32)
         dst = np.asarray(layout_points, np.float32)
@@ -127,14 +131,15 @@ class TableCalibration:
         problem = orientation_problem(h, src)
         if problem:
             raise CalibrationError(problem)
-        return cls(h, dict(spots) if spots else _default_spots(), max_distance, card_mm)
+        return cls(h, dict(spots) if spots else _default_spots(), max_distance, card_mm, by_hand)
 
     @classmethod
     def from_aruco(cls, image: np.ndarray, markers: Mapping[int, Sequence[float]],
                    dictionary: str = "DICT_4X4_50",
                    spots: Mapping[str, tuple[float, float]] | None = None,
                    max_distance: float = 150.0, max_error_mm: float = 15.0,
-                   card_mm: tuple[float, float] = (63.5, 88.9)) -> TableCalibration:
+                   card_mm: tuple[float, float] = (63.5, 88.9),
+                   by_hand: bool = False) -> TableCalibration:
         """Calibrate from the ArUco markers seen in ``image``; ``markers`` maps each marker id
         to the layout millimetres of its centre. Raises :class:`CalibrationError` when fewer
         than four known markers are seen, or when they do not fit one homography within
@@ -153,7 +158,7 @@ class TableCalibration:
         problem = orientation_problem(h, src[inliers.ravel() > 0])
         if problem:
             raise CalibrationError(problem)
-        return cls(h, dict(spots) if spots else _default_spots(), max_distance, card_mm)
+        return cls(h, dict(spots) if spots else _default_spots(), max_distance, card_mm, by_hand)
 
     def to_layout(self, point: Sequence[float]) -> np.ndarray:
         """Layout millimetres of an image point."""
@@ -212,15 +217,26 @@ def assign_spots(result: dict, calibration: TableCalibration) -> dict:
     """A copy of a recognition result with ``"spot"`` added to every card (placed by
     :meth:`TableCalibration.card_centre`), face-down card and unreadable card (by their
     centres; an unreadable card that carries its corners, with its rank and colour, as a
-    card); ``None`` off the layout. Its ``"quality"`` gains the card width at each spot
-    (:func:`vision.quality.with_spot_sizes`)."""
+    card); ``None`` off the layout. With the calibration's ``by_hand`` the stray end of a long
+    hand goes to its hand's spot (:mod:`vision.handspots`); otherwise each goes to the spot
+    nearest it. Its
+    ``"quality"`` gains the card width at each spot (:func:`vision.quality.with_spot_sizes`)."""
     out = dict(result)
     if "quality" in result:  # the frame's condition, and what the calibration says of it
         from vision.quality import with_spot_sizes
 
         out["quality"] = with_spot_sizes(result["quality"], calibration.spot_card_widths())
-    for key in ("cards", "face_down", "unreadable"):
-        out[key] = [{**c, "spot": calibration.spot_at(calibration.card_centre(c["corners"]))
-                     if "corners" in c else calibration.spot_for(c["center"])}
-                    for c in result[key]]
+    keys = ("cards", "face_down", "unreadable")
+    items = [c for key in keys for c in result[key]]
+    centres = [calibration.card_centre(c["corners"]) if "corners" in c
+               else calibration.to_layout(c["center"]) for c in items]
+    spots = [calibration.spot_at(q) for q in centres]
+    if calibration.by_hand:
+        from vision.handspots import hand_spots
+
+        spots = hand_spots(centres, spots, calibration.spots, calibration.card_mm[1],
+                           calibration.max_distance)
+    placed = iter(zip(items, spots, strict=True))
+    for key in keys:
+        out[key] = [{**c, "spot": spot} for c, spot in (next(placed) for _ in result[key])]
     return out
