@@ -1,6 +1,7 @@
 """Cards placed at the wrong spot: each card by its nearest spot against whole hands.
 
     python benchmarks/spot_assignment.py [--frames 400] [--seed 4600]
+    python benchmarks/spot_assignment.py --labelled DIR   # read by the bundled reader
 
 Geometry only (no reader): the simulator's labelled cards, their corners moved by
 ``--corner-px`` pixels of noise (standard deviation) and the calibration off by a random
@@ -16,7 +17,10 @@ drifts. Scenarios, ``--frames`` frames each:
   the spot, as a dealer deals a hand outward from the spot.
 
 For each: cards, cards placed wrong (spot other than the label's, or off the layout) by each
-rule, and the cards each rule gets right that the other gets wrong. Forty-sixth session:
+rule, and the cards each rule gets right that the other gets wrong. ``--labelled DIR`` instead
+reads a labelled directory's frames (:mod:`vision.dataset`) with the bundled reader and places
+what it reads, by the frame's own homography and card size (the labels'), the cards it read
+by code matched to the labelled card of that code. Forty-sixth session:
 ``models/cards_v7.md``.
 """
 
@@ -130,6 +134,36 @@ def run(scenario: str, frames: int, seed: int, corner_px: float, turn_deg: float
     return counts
 
 
+def run_labelled(directory: Path) -> dict[str, int]:
+    """The counts of :func:`run` for the cards the bundled reader reads in ``directory``."""
+    import json
+
+    from vision.evaluate import labelled_images
+    from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
+
+    rec = Recognizer(DEFAULT_MODEL)
+    counts = {"cards": 0, "wrong_nearest": 0, "wrong_by_hand": 0, "mended": 0, "broken": 0}
+    for image, label_path in labelled_images(directory):
+        labels = json.loads(label_path.read_text())
+        spot_of = {c["code"]: c["spot"] for c in labels["cards"] if c["code"] != "face_down"}
+        table = from_labels(labels)
+        result = rec.recognize(load_image(image))
+        placed = {}
+        for by_hand in (False, True):
+            cal = TableCalibration(table.image_to_layout, card_mm=table.card_mm, by_hand=by_hand)
+            placed[by_hand] = [(c["code"], c["spot"]) for c in assign_spots(result, cal)["cards"]]
+        for (code, a), (_, b) in zip(placed[False], placed[True], strict=True):
+            if code not in spot_of:  # a misread: no such card on the table
+                continue
+            t = spot_of[code]
+            counts["cards"] += 1
+            counts["wrong_nearest"] += a != t
+            counts["wrong_by_hand"] += b != t
+            counts["mended"] += a != t and b == t
+            counts["broken"] += a == t and b != t
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--frames", type=int, default=400)
@@ -138,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turn-deg", type=float, default=1.0)
     ap.add_argument("--shift-mm", type=float, default=8.0)
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
+    ap.add_argument("--labelled", type=Path, help="a labelled directory, read by the reader")
     ap.add_argument("--anchor-share", type=float, default=handspots.ANCHOR_SHARE,
                     help="the anchoring radius's share of half the way to the next spot")
     args = ap.parse_args(argv)
@@ -145,8 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     total = {"cards": 0, "broken": 0}
     print(f"{'scenario':12s} {'cards':>7s} {'wrong, nearest':>15s} {'wrong, by hand':>15s} "
           f"{'mended':>7s} {'broken':>7s}")
-    for scenario in args.scenarios.split(","):
-        c = run(scenario, args.frames, args.seed, args.corner_px, args.turn_deg, args.shift_mm)
+    for scenario in [str(args.labelled)] if args.labelled else args.scenarios.split(","):
+        c = (run_labelled(args.labelled) if args.labelled else
+             run(scenario, args.frames, args.seed, args.corner_px, args.turn_deg, args.shift_mm))
         total["cards"] += c["cards"]
         total["broken"] += c["broken"]
         print(f"{scenario:12s} {c['cards']:7d} {c['wrong_nearest']:15d} {c['wrong_by_hand']:15d} "

@@ -138,3 +138,18 @@ def test_rendered_long_hands_with_empty_seats_between_are_placed_by_hand() -> No
         total += len(truth)
     assert total > 700 and wrong[False] >= 5 and 4 * wrong[True] <= wrong[False]
     assert broken == 0
+
+
+def test_the_placement_benchmark_counts_both_ways(bench_script) -> None:  # noqa: ANN001
+    """benchmarks/spot_assignment.py: on long hands at every other seat the cards placed
+    wrong by nearest spot outnumber those placed wrong by hand; on the samples, read by the
+    bundled reader, every card read by code is counted and none placed worse by hand."""
+    from pathlib import Path
+
+    mod = bench_script("spot_assignment")
+    sparse = mod.run("long-sparse", 30, 4800, 2.0, 1.0, 8.0)
+    assert sparse["cards"] > 500 and sparse["broken"] == 0
+    assert sparse["wrong_by_hand"] < sparse["wrong_nearest"]
+    assert sparse["mended"] == sparse["wrong_nearest"] - sparse["wrong_by_hand"]
+    samples = mod.run_labelled(Path(__file__).resolve().parent.parent / "sample_images")
+    assert samples["cards"] >= 40 and samples["broken"] == 0
