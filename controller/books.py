@@ -5,15 +5,19 @@ with the stored balances, checks the identity
 
     meter = seed + increments - jackpots paid + reseeds
 
-verifies both hash chains, and checks each round's records against its ledger entries.
+verifies both hash chains, and checks each round's records against its ledger entries (and,
+given the frames' directory, every kept camera frame against the SHA-256 recorded when it was
+read).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from controller.money import dollars, from_text
@@ -67,8 +71,10 @@ def report(store: Store) -> dict[str, Any]:
     }
 
 
-def audit(store: Store) -> list[str]:
-    """Every discrepancy found (empty: the books and the record are intact)."""
+def audit(store: Store, frames_dir: Path | None = None) -> list[str]:
+    """Every discrepancy found (empty: the books and the record are intact). With
+    ``frames_dir``, every camera frame the record names (``camera_read``) must be there with
+    the SHA-256 recorded when it was read (:func:`check_frames`)."""
     problems: list[str] = []
     problems += store.verify_chain("ledger")
     problems += store.verify_chain("audit")
@@ -86,6 +92,27 @@ def audit(store: Store) -> list[str]:
     if t.by_account.get("reserve", Fraction(0)) < 0:
         problems.append("reserve is negative")
     problems += _check_rounds(store)
+    if frames_dir is not None:
+        problems += check_frames(store, frames_dir)
+    return problems
+
+
+def check_frames(store: Store, frames_dir: Path) -> list[str]:
+    """Camera frames named by the record's ``camera_read`` entries that are missing from
+    ``frames_dir`` or whose file's SHA-256 is not the one recorded when it was read."""
+    problems: list[str] = []
+    for row in store.db.execute("SELECT round_id, payload FROM audit WHERE kind = 'camera_read' "
+                                "ORDER BY id"):
+        for frame in json.loads(row["payload"]).get("frames", []):
+            if frame.get("sha256") is None:
+                continue  # kept without a digest: nothing to check it against
+            path = frames_dir / frame["name"]
+            if Path(frame["name"]).name != frame["name"] or not path.is_file():
+                problems.append(f"round {row['round_id']}: camera frame {frame['name']} is "
+                                f"missing from {frames_dir}")
+            elif hashlib.sha256(path.read_bytes()).hexdigest() != frame["sha256"]:
+                problems.append(f"round {row['round_id']}: camera frame {frame['name']} is not "
+                                f"the frame read (its SHA-256 differs from the record's)")
     return problems
 
 

@@ -5,11 +5,15 @@ layout areas, cross-checked against the shoe (:mod:`controller.fusion`).
 settings say (four fixed points, or ArUco markers found in each frame).
 :class:`SimulatedCamera` draws the frame procedurally from what is on the layout (the demo's
 table), with the same perspective, light and noise as the vision model's validation scenes; the
-reading goes through the real recogniser, so a misread in the demo is a real misread.
+reading goes through the real recogniser, so a misread in the demo is a real misread. A frame
+kept for surveillance is the very frame read: it is encoded as kept (JPEG) and the camera reads
+the decoded file, so reading the kept file again gives the same cards, to the bit, and its
+SHA-256 in the record (:meth:`controller.service.TableService.camera_check`) shows it unaltered.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +29,9 @@ from vision.recognize import DEFAULT_MODEL, Recognizer
 from vision.tablesize import from_labels
 
 __all__ = ["CalibrationError", "CameraRead", "LayoutCalibrator", "SimulatedCamera"]
+
+#: JPEG quality of the frames kept for surveillance (the frames read).
+FRAME_JPEG_QUALITY = 85
 
 
 class LayoutCalibrator:
@@ -64,6 +71,7 @@ class CameraRead:
     unreadable: list[str | None]
     elapsed_ms: float  # all the frames of a burst
     frame_names: list[str] = field(default_factory=list)  # every frame's file kept, first first
+    frame_sha256: list[str] = field(default_factory=list)  # each kept file's SHA-256 (hex)
     calibration_error: str | None = None  # why the frame could not be placed on the layout
     warning: str | None = None  # why the frame's face-up cards were refused (no colour, mirrored)
     frames: int = 1  # frames read and fused (the [camera] burst)
@@ -116,6 +124,7 @@ class SimulatedCamera:
                                       size=self.size, tilt_max=self.tilt_max,
                                       card_px=self.card_px, markers=markers,
                                       hands_in_area=True)
+        frames, names, hashes = self._keep(frames, name)
         error = None
         if self.calibrator is not None:
             try:
@@ -126,16 +135,37 @@ class SimulatedCamera:
             table = from_labels(labels)
             calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm,
                                            by_hand=self.by_hand)
-        read = self.read(frames, calibration, name)
+        read = self.read(frames, calibration)
+        read.frame_names, read.frame_sha256 = names, hashes
         read.calibration_error = error
         return read
+
+    def _keep(self, frames: np.ndarray | Sequence[np.ndarray], name: str | None
+              ) -> tuple[list[np.ndarray], list[str], list[str]]:
+        """The frames as they will be read, the names of their kept files and the files'
+        SHA-256: with a frames directory and a name, each frame is encoded as
+        ``NAME.jpg`` (``NAME.b1.jpg`` ... for a burst's later frames), written, and decoded
+        again, so what is read is what is kept; otherwise the frames as they are."""
+        frames = [frames] if isinstance(frames, np.ndarray) else list(frames)
+        if self.frames_dir is None or name is None:
+            return frames, [], []
+        kept, names, hashes = [], [], []
+        for i, image in enumerate(frames):
+            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, FRAME_JPEG_QUALITY])
+            if not ok:
+                raise ValueError(f"the camera frame {name} could not be encoded")
+            names.append(f"{name}.jpg" if i == 0 else f"{name}.b{i}.jpg")
+            (self.frames_dir / names[-1]).write_bytes(buf.tobytes())
+            hashes.append(hashlib.sha256(buf.tobytes()).hexdigest())
+            kept.append(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+        return kept, names, hashes
 
     def read(self, frames: np.ndarray | Sequence[np.ndarray],
              calibration: TableCalibration | None, name: str | None = None) -> CameraRead:
         """Read one frame, or the frames of a burst (fused), and place the cards on the
-        layout; the frames are kept as ``NAME.jpg`` (and ``NAME.b1.jpg`` ...)."""
-        if isinstance(frames, np.ndarray):
-            frames = [frames]
+        layout; with ``name`` the frames are kept first (:meth:`_keep`) and the kept files
+        are what is read."""
+        frames, names, hashes = self._keep(frames, name)
         # A single frame is read at the calibration's card sizes where the reader has a
         # threshold for such reads (an enrolled deck whose frames showed the rule there);
         # otherwise at the frame's own estimate: the bundled reader's misread rule asks 0.999
@@ -149,12 +179,6 @@ class SimulatedCamera:
         else:
             result = {**result, **{k: [{**c, "spot": None} for c in result[k]]
                                    for k in ("cards", "face_down", "unreadable")}}
-        saved: list[str] = []
-        if self.frames_dir is not None and name is not None:
-            for i, image in enumerate(frames):
-                saved.append(f"{name}.jpg" if i == 0 else f"{name}.b{i}.jpg")
-                cv2.imwrite(str(self.frames_dir / saved[-1]), image,
-                            [cv2.IMWRITE_JPEG_QUALITY, 85])
         cards = [CameraCard(c["code"], c["spot"] or "off-layout", float(c["confidence"]))
                  for c in result["cards"]]
         rank_colour = [CameraRankColour(u["rank"], u["color"], u["spot"] or "off-layout",
@@ -162,6 +186,6 @@ class SimulatedCamera:
                        for u in result["unreadable"] if "rank" in u]
         return CameraRead(cards, [c["spot"] for c in result["face_down"]],
                           [c["spot"] for c in result["unreadable"]],
-                          float(result.get("elapsed_ms", 0.0)), saved,
+                          float(result.get("elapsed_ms", 0.0)), names, hashes,
                           warning=result.get("warning"), frames=len(frames),
                           rank_colour=rank_colour, quality=result.get("quality"))

@@ -207,7 +207,7 @@ class Demo:
         before = self.svc.camera_condition
         result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
                                        read.calibration_error, read.warning,
-                                       read.rank_colour, read.quality)
+                                       read.rank_colour, read.quality, read.frame_sha256)
         if self.svc.camera_condition != before:
             from vision.quality import ADVICE, describe_quality
 

@@ -447,20 +447,30 @@ class Table:
         self._require_role("manual_card", actor, rnd, Role.DEALER)
         return self.deal(code, source="manual", actor=actor)
 
-    def record_camera(self, round_id: int, readings: dict[int, str | None]) -> None:
-        """Store the camera's reading of each card position (surveillance keeps both)."""
+    def record_camera(self, round_id: int, readings: dict[int, str | None],
+                      frames: Sequence[tuple[str, str | None]] = (), hole_up: bool = False,
+                      problems: Sequence[str] = (), actor: Actor = SYSTEM) -> None:
+        """Store one camera reading of the round in one transaction: the camera's code for each
+        card position (surveillance keeps both sources), the frames it was read from (shown to
+        surveillance), and a chained ``camera_read`` audit record of both with each frame's
+        SHA-256, so that a frame altered or swapped afterwards, or a reading edited, shows
+        (``monster-match audit``). ``frames``: (file name, SHA-256 hex or ``None``) of each
+        kept frame; ``readings`` holds only cards the camera could see (no hole card before
+        the reveal)."""
         with self.store.transaction() as db:
             for position, code in readings.items():
                 db.execute("UPDATE cards SET camera_code = ? WHERE round_id = ? AND "
                            "position = ?", (code, round_id, position))
-
-    def add_frame(self, round_id: int, name: str) -> None:
-        """Remember a saved camera frame of the round (shown to surveillance)."""
-        with self.store.transaction() as db:
-            rnd = self.round(round_id)
-            frames = [*rnd.data.get("frames", []), name]
-            db.execute("UPDATE rounds SET data = ? WHERE id = ?",
-                       (json.dumps({**rnd.data, "frames": frames}), round_id))
+            if frames:
+                rnd = self.round(round_id)
+                names = [*rnd.data.get("frames", []), *(name for name, _ in frames)]
+                db.execute("UPDATE rounds SET data = ? WHERE id = ?",
+                           (json.dumps({**rnd.data, "frames": names}), round_id))
+            self.store.append_audit(round_id, str(actor), "camera_read", {
+                "hole_up": hole_up,
+                "camera": {str(position): code for position, code in sorted(readings.items())},
+                "frames": [{"name": name, "sha256": digest} for name, digest in frames],
+                "problems": list(problems)})
 
     def reveal(self, actor: Actor = SYSTEM) -> None:
         """The hole card is turned over in play: now results may be evaluated and shown."""

@@ -89,14 +89,18 @@ class TableService:
                      calibration_error: str | None = None,
                      frame_warning: str | None = None,
                      rank_colour: Sequence[CameraRankColour] = (),
-                     quality: dict[str, Any] | None = None) -> FusionResult:
+                     quality: dict[str, Any] | None = None,
+                     frame_sha256: Sequence[str] = ()) -> FusionResult:
         """Cross-check one camera reading of the layout against the shoe's cards of the round;
         record the camera's code for each card and the frame; hold the round on any problem
         (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
         not be placed on the layout (``calibration_error``) is itself the problem: its cards
         cannot be compared area by area. A frame whose cards the camera refused as a whole
         (``frame_warning``: no colour, mirrored) says so first among the problems. Every frame
-        kept (``frame_names``: one, or a burst's) is recorded. ``rank_colour``: cards whose
+        kept (``frame_names``: one, or a burst's) is recorded, with the SHA-256 of its file
+        (``frame_sha256``, in the same order), in a chained ``camera_read`` audit record with the
+        camera's codes and the problems (:meth:`controller.rounds.Table.record_camera`).
+        ``rank_colour``: cards whose
         code the camera could not read but whose rank and colour it could
         (:func:`controller.fusion.cross_check`). ``quality``: the frame's condition
         (:mod:`vision.quality`): a warning carried by :data:`CONDITION_FRAMES` frames in a
@@ -116,10 +120,14 @@ class TableService:
                 result = cross_check(visible, camera, self.cfg.shoe, rank_colour)
                 if frame_warning is not None:
                     result.problems.insert(0, f"camera frame: {frame_warning}")
+            if frame_sha256 and len(frame_sha256) != len(frame_names):
+                raise ValueError("frame_sha256 must give one digest for each frame name")
             table.record_camera(round_id, {p: code for p, code in
-                                           result.camera_by_position.items() if code})
-            for name in frame_names:
-                table.add_frame(round_id, name)
+                                           result.camera_by_position.items() if code},
+                                list(zip(frame_names,
+                                         frame_sha256 or [None] * len(frame_names),
+                                         strict=True)),
+                                hole_up, result.problems, CAMERA)
             if result.problems:
                 current = table.current()
                 if current is not None and current.id == round_id:

@@ -20,8 +20,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a = subparsers.add_parser(
         "audit", help="verify the books and the tamper-evident record",
         description="Re-derive meter and reserve from the ledger, check them against the stored "
-                    "values, verify the hash chains; exit non-zero naming every discrepancy.")
+                    "values, verify the hash chains and the kept camera frames; exit non-zero "
+                    "naming every discrepancy.")
     a.add_argument("--db", required=True, metavar="FILE")
+    a.add_argument("--frames", metavar="DIR", type=Path,
+                   help="the kept camera frames, each checked against the SHA-256 recorded "
+                        "when it was read (default: FILE's .frames directory, where the demo "
+                        "keeps them, if there is one)")
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.set_defaults(func=run_audit)
     r = subparsers.add_parser(
@@ -62,9 +67,14 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
+    frames = args.frames
+    if frames is None and Path(args.db).with_suffix(".frames").is_dir():
+        frames = Path(args.db).with_suffix(".frames")
+    if frames is not None and not frames.is_dir():
+        raise CommandError(f"{frames}: no such directory of camera frames")
     store = _open(args.db)
     try:
-        problems = audit(store)
+        problems = audit(store, frames)
         books = report(store)
     finally:
         store.close()
@@ -76,7 +86,8 @@ def run_audit(args: argparse.Namespace) -> int:
             print(f"DISCREPANCY: {p}")
     else:
         print(f"audit passed: meter ${books['meter']}, reserve ${books['reserve']}, "
-              f"{books['rounds_completed']} rounds, hash chains intact")
+              f"{books['rounds_completed']} rounds, hash chains intact"
+              + (f", camera frames in {frames} as read" if frames is not None else ""))
     return 1 if problems else 0
 
 

@@ -1,0 +1,133 @@
+"""The camera's frames as evidence: the file kept is the frame read, its SHA-256 is in the
+chained record with the camera's codes, and ``audit`` finds a frame altered, swapped or gone."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.books import audit
+from controller.fusion import CameraCard
+
+
+def _camera_reads(svc) -> list[dict]:  # noqa: ANN001
+    return [json.loads(r["payload"]) for r in svc.store.db.execute(
+        "SELECT payload FROM audit WHERE kind = 'camera_read' ORDER BY id")]
+
+
+def test_the_kept_frame_reads_again_as_the_camera_read_it(tmp_path: Path) -> None:
+    """Reading the kept JPEG file again gives the camera's cards and confidences exactly, and
+    the file's SHA-256 is the one the reading carries. (Before, the frame read was the
+    rendered one and the file a JPEG of it: a demo round held for a suit misread (KS for KC)
+    that the kept file did not show.)"""
+    from controller.camera import SimulatedCamera
+    from vision.recognize import load_image
+
+    camera = SimulatedCamera(tmp_path, seed=19)
+    layout = {"seat1": ["KC", "9C"], "seat4": ["2H", "2D", "7S"], "dealer": ["JS", "XX"]}
+    read = camera.capture(layout, "r1")
+    assert read.frame_names == ["r1.jpg"]
+    data = (tmp_path / "r1.jpg").read_bytes()
+    assert read.frame_sha256 == [hashlib.sha256(data).hexdigest()]
+    again = camera.recognizer.recognize(load_image(tmp_path / "r1.jpg"))
+    assert sorted((c["code"], c["confidence"]) for c in again["cards"]) \
+        == sorted((c.code, c.confidence) for c in read.cards)
+    assert len(read.cards) >= 3  # the comparison is not of two empty readings
+
+
+def test_a_burst_keeps_and_reads_every_frame(tmp_path: Path) -> None:
+    from controller.camera import SimulatedCamera
+    from controller.config import CameraSettings
+
+    settings = CameraSettings("none", 150.0, (), (), "DICT_4X4_50", {}, {"seat1": (0.0, 0.0)},
+                              model="models/cards_v4.onnx", burst=3)
+    camera = SimulatedCamera(tmp_path, seed=3, settings=settings)
+    read = camera.capture({"seat2": ["QH", "5S"]}, "b")
+    assert read.frame_names == ["b.jpg", "b.b1.jpg", "b.b2.jpg"] and read.frames == 3
+    assert read.frame_sha256 == [hashlib.sha256((tmp_path / n).read_bytes()).hexdigest()
+                                 for n in read.frame_names]
+
+
+def test_each_camera_reading_is_a_chained_record_with_its_frames(dealt_service,  # noqa: ANN001
+                                                                  tmp_path: Path) -> None:
+    """``camera_read``: the camera's code by card position, every frame with its SHA-256, the
+    problems; the cards table and the round's frames list say the same. ``audit`` with the
+    frames' directory passes, then names a frame altered and a frame gone."""
+    svc, rid = dealt_service
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    digests = []
+    for name, content in (("a.jpg", b"first frame"), ("b.jpg", b"second frame")):
+        (frames / name).write_bytes(content)
+        digests.append(hashlib.sha256(content).hexdigest())
+    result = svc.camera_check(rid, [CameraCard("KH", "seat1", 0.999)], hole_up=False,
+                              frame_names=["a.jpg", "b.jpg"], frame_sha256=digests)
+    assert result.problems == []
+    (record,) = _camera_reads(svc)
+    assert record == {"hole_up": False, "camera": {"0": "KH"}, "problems": [],
+                      "frames": [{"name": "a.jpg", "sha256": digests[0]},
+                                 {"name": "b.jpg", "sha256": digests[1]}]}
+    rnd = svc.table.round(rid)
+    assert rnd.data["frames"] == ["a.jpg", "b.jpg"]
+    assert [c["camera_code"] for c in rnd.cards] == ["KH"]
+    assert audit(svc.store, frames) == []
+    (frames / "a.jpg").write_bytes(b"another frame")
+    (frames / "b.jpg").unlink()
+    assert audit(svc.store, frames) == [
+        f"round {rid}: camera frame a.jpg is not the frame read (its SHA-256 differs from the "
+        "record's)",
+        f"round {rid}: camera frame b.jpg is missing from {frames}"]
+    assert audit(svc.store) == []  # without the directory, the frames are not looked at
+
+
+def test_a_disagreement_is_recorded_with_the_reading_and_holds(dealt_service) -> None:  # noqa: ANN001
+    svc, rid = dealt_service
+    result = svc.camera_check(rid, [CameraCard("KD", "seat1", 0.999)], hole_up=False)
+    assert result.problems == ["shoe/camera disagreement at seat1: shoe KH, camera KD"]
+    (record,) = _camera_reads(svc)
+    assert record["camera"] == {"0": "KD"} and record["problems"] == result.problems
+    assert svc.table.current().state.value == "held"
+
+
+def test_an_edited_camera_reading_breaks_the_chain(dealt_service) -> None:  # noqa: ANN001
+    svc, rid = dealt_service
+    svc.camera_check(rid, [CameraCard("KH", "seat1", 0.999)], hole_up=False)
+    assert audit(svc.store) == []
+    svc.store.db.execute("UPDATE audit SET payload = replace(payload, '\"KH\"', '\"KD\"') "
+                         "WHERE kind = 'camera_read'")
+    svc.store.db.commit()
+    assert any("audit" in p for p in audit(svc.store))
+
+
+def test_digests_must_match_the_frames(dealt_service) -> None:  # noqa: ANN001
+    svc, rid = dealt_service
+    with pytest.raises(ValueError, match="one digest for each frame"):
+        svc.camera_check(rid, [], hole_up=False, frame_names=["a.jpg", "b.jpg"],
+                         frame_sha256=["00"])
+    assert _camera_reads(svc) == []
+
+
+def test_the_demo_s_frames_pass_the_audit_until_one_is_altered(tmp_path: Path) -> None:
+    """``monster-match demo`` keeps its frames beside the database; ``monster-match audit``
+    checks them there by default, and exits non-zero naming a frame replaced by another."""
+    db = tmp_path / "d.db"
+    run = [sys.executable, "-m", "controller", "demo", "--rounds", "2", "--pace", "0",
+           "--db", str(db), "--seed", "5", "--port", "0"]
+    demo = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    assert demo.returncode == 0, demo.stderr
+    frames = db.with_suffix(".frames")
+    kept = sorted(frames.glob("*.jpg"))
+    assert len(kept) >= 4
+    check = [sys.executable, "-m", "controller", "audit", "--db", str(db)]
+    passed = subprocess.run(check, capture_output=True, text=True, timeout=60)
+    assert passed.returncode == 0 and f"camera frames in {frames} as read" in passed.stdout
+    shutil.copyfile(kept[1], kept[0])  # one round's frame swapped for another's
+    failed = subprocess.run(check, capture_output=True, text=True, timeout=60)
+    assert failed.returncode == 1
+    assert f"camera frame {kept[0].name} is not the frame read" in failed.stdout
