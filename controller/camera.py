@@ -6,9 +6,10 @@ settings say (four fixed points, or ArUco markers found in each frame).
 :class:`SimulatedCamera` draws the frame procedurally from what is on the layout (the demo's
 table), with the same perspective, light and noise as the vision model's validation scenes; the
 reading goes through the real recogniser, so a misread in the demo is a real misread. A frame
-kept for surveillance is the very frame read: it is encoded as kept (JPEG) and the camera reads
-the decoded file, so reading the kept file again gives the same cards, to the bit, and its
-SHA-256 in the record (:meth:`controller.service.TableService.camera_check`) shows it unaltered.
+kept for surveillance is the very frame read: it is encoded as kept (``[camera] frame_format``:
+lossless PNG, or JPEG) and the camera reads the decoded file, so reading the kept file again
+gives the same cards, to the bit, and its SHA-256 in the record
+(:meth:`controller.service.TableService.camera_check`) shows it unaltered.
 """
 
 from __future__ import annotations
@@ -30,8 +31,15 @@ from vision.tablesize import from_labels
 
 __all__ = ["CalibrationError", "CameraRead", "LayoutCalibrator", "SimulatedCamera"]
 
-#: JPEG quality of the frames kept for surveillance (the frames read).
-FRAME_JPEG_QUALITY = 85
+#: How the frames kept for surveillance (the frames read) are encoded, by ``[camera]
+#: frame_format``: the file suffix and OpenCV's encoder settings. PNG at its fastest level is
+#: lossless (a 720p frame some 0.8 MB, 40 ms); JPEG at 85 is a tenth of that on disk, but the
+#: frame read is then a JPEG of the camera's (on 180 frames of the training designs 0.3
+#: points fewer cards read: models/cards_v7.md, forty-sixth session).
+FRAME_ENCODINGS: dict[str, tuple[str, list[int]]] = {
+    "png": (".png", [cv2.IMWRITE_PNG_COMPRESSION, 1]),
+    "jpeg": (".jpg", [cv2.IMWRITE_JPEG_QUALITY, 85]),
+}
 
 
 class LayoutCalibrator:
@@ -108,6 +116,7 @@ class SimulatedCamera:
             settings is not None and settings.calibration == "aruco") else None
         self.burst = settings.burst if settings is not None else 1
         self.by_hand = settings is not None and settings.place == "hand"
+        self.frame_format = settings.frame_format if settings is not None else "png"
         if self.burst > self.recognizer.burst_frames:
             raise ValueError(
                 f"[camera] burst = {self.burst}, but the model's burst threshold was chosen for "
@@ -143,18 +152,19 @@ class SimulatedCamera:
     def _keep(self, frames: np.ndarray | Sequence[np.ndarray], name: str | None
               ) -> tuple[list[np.ndarray], list[str], list[str]]:
         """The frames as they will be read, the names of their kept files and the files'
-        SHA-256: with a frames directory and a name, each frame is encoded as
-        ``NAME.jpg`` (``NAME.b1.jpg`` ... for a burst's later frames), written, and decoded
-        again, so what is read is what is kept; otherwise the frames as they are."""
+        SHA-256: with a frames directory and a name, each frame is encoded as ``NAME.png``
+        (``NAME.b1.png`` ... for a burst's later frames; ``.jpg`` for JPEG), written, and
+        decoded again, so what is read is what is kept; otherwise the frames as they are."""
         frames = [frames] if isinstance(frames, np.ndarray) else list(frames)
         if self.frames_dir is None or name is None:
             return frames, [], []
+        suffix, params = FRAME_ENCODINGS[self.frame_format]
         kept, names, hashes = [], [], []
         for i, image in enumerate(frames):
-            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, FRAME_JPEG_QUALITY])
+            ok, buf = cv2.imencode(suffix, image, params)
             if not ok:
                 raise ValueError(f"the camera frame {name} could not be encoded")
-            names.append(f"{name}.jpg" if i == 0 else f"{name}.b{i}.jpg")
+            names.append(f"{name}{suffix}" if i == 0 else f"{name}.b{i}{suffix}")
             (self.frames_dir / names[-1]).write_bytes(buf.tobytes())
             hashes.append(hashlib.sha256(buf.tobytes()).hexdigest())
             kept.append(cv2.imdecode(buf, cv2.IMREAD_COLOR))

@@ -70,10 +70,14 @@ class CameraSettings:
     #: How cards go to layout areas: ``"card"``, each to the area nearest it; ``"hand"``, a
     #: long hand's stray end card to its hand's area (:mod:`vision.handspots`).
     place: str = "card"
+    #: How the frames kept for surveillance are encoded (``controller.camera.FRAME_ENCODINGS``):
+    #: ``"png"``, lossless; ``"jpeg"``, a tenth of the disk.
+    frame_format: str = "png"
 
 
 CALIBRATIONS = ("none", "points", "aruco")
 PLACEMENTS = ("card", "hand")
+FRAME_FORMATS = ("png", "jpeg")
 #: The most frames a check of the layout may read (a second of a 30 fps camera).
 MAX_BURST = 30
 
@@ -283,9 +287,14 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
     if place not in PLACEMENTS:
         raise src.error(f"[camera] place is how cards go to layout areas, one of "
                         f"{', '.join(PLACEMENTS)}, got {place!r}", "camera", "place")
+    frame_format = _get(src, doc, "camera", "frame_format", str)
+    if frame_format not in FRAME_FORMATS:
+        raise src.error(f"[camera] frame_format is how kept frames are encoded, one of "
+                        f"{', '.join(FRAME_FORMATS)}, got {frame_format!r}", "camera",
+                        "frame_format")
     return CameraSettings(method, max_distance, points["image_points"],
                           points["layout_points"], dictionary, markers, areas, model, burst,
-                          card_mm, place)
+                          card_mm, place, frame_format)
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

@@ -201,7 +201,7 @@ def test_the_table_camera_reads_a_burst_and_records_every_frame(
     layout = {"seat1": ["KH", "2C"], "dealer": ["9H", "XX"]}
     read = cam.capture(layout, "round1-dealt")
     assert read.frames == 3
-    assert read.frame_names == ["round1-dealt.jpg", "round1-dealt.b1.jpg", "round1-dealt.b2.jpg"]
+    assert read.frame_names == ["round1-dealt.png", "round1-dealt.b1.png", "round1-dealt.b2.png"]
     assert all((tmp_path / "frames" / name).is_file() for name in read.frame_names)
     assert read.cards and all(c.code in layout[c.area] for c in read.cards)
     svc, rid = dealt_service

@@ -21,24 +21,45 @@ def _camera_reads(svc) -> list[dict]:  # noqa: ANN001
         "SELECT payload FROM audit WHERE kind = 'camera_read' ORDER BY id")]
 
 
-def test_the_kept_frame_reads_again_as_the_camera_read_it(tmp_path: Path) -> None:
-    """Reading the kept JPEG file again gives the camera's cards and confidences exactly, and
-    the file's SHA-256 is the one the reading carries. (Before, the frame read was the
-    rendered one and the file a JPEG of it: a demo round held for a suit misread (KS for KC)
-    that the kept file did not show.)"""
+@pytest.mark.parametrize(("frame_format", "suffix"), [("png", ".png"), ("jpeg", ".jpg")])
+def test_the_kept_frame_reads_again_as_the_camera_read_it(tmp_path: Path, frame_format: str,
+                                                          suffix: str) -> None:
+    """Reading the kept file again gives the camera's cards and confidences exactly, and the
+    file's SHA-256 is the one the reading carries, in either format. (Before, the frame read
+    was the rendered one and the file a JPEG of it: a demo round held for a suit misread (KS
+    for KC) that the kept file did not show.)"""
+    import dataclasses
+
     from controller.camera import SimulatedCamera
+    from controller.config import load_config
     from vision.recognize import load_image
 
-    camera = SimulatedCamera(tmp_path, seed=19)
+    settings = dataclasses.replace(load_config().camera, frame_format=frame_format)
+    camera = SimulatedCamera(tmp_path, seed=19, settings=settings)
     layout = {"seat1": ["KC", "9C"], "seat4": ["2H", "2D", "7S"], "dealer": ["JS", "XX"]}
     read = camera.capture(layout, "r1")
-    assert read.frame_names == ["r1.jpg"]
-    data = (tmp_path / "r1.jpg").read_bytes()
+    assert read.frame_names == [f"r1{suffix}"]
+    data = (tmp_path / f"r1{suffix}").read_bytes()
+    assert data[:4] == (b"\x89PNG" if frame_format == "png" else b"\xff\xd8\xff\xe0")
     assert read.frame_sha256 == [hashlib.sha256(data).hexdigest()]
-    again = camera.recognizer.recognize(load_image(tmp_path / "r1.jpg"))
+    again = camera.recognizer.recognize(load_image(tmp_path / f"r1{suffix}"))
     assert sorted((c["code"], c["confidence"]) for c in again["cards"]) \
         == sorted((c.code, c.confidence) for c in read.cards)
     assert len(read.cards) >= 3  # the comparison is not of two empty readings
+
+
+def test_png_keeps_the_frame_as_the_camera_gave_it(tmp_path: Path) -> None:
+    """Lossless: the kept PNG decodes to the very pixels the camera delivered, so keeping the
+    frame costs the reading nothing."""
+    import cv2
+    import numpy as np
+
+    from controller.camera import SimulatedCamera
+
+    frame = np.random.default_rng(2).integers(0, 256, (72, 128, 3), np.uint8)
+    kept, names, _ = SimulatedCamera(tmp_path)._keep(frame, "f")
+    assert np.array_equal(kept[0], frame)
+    assert np.array_equal(cv2.imread(str(tmp_path / names[0])), frame)
 
 
 def test_a_burst_keeps_and_reads_every_frame(tmp_path: Path) -> None:
@@ -49,7 +70,7 @@ def test_a_burst_keeps_and_reads_every_frame(tmp_path: Path) -> None:
                               model="models/cards_v4.onnx", burst=3)
     camera = SimulatedCamera(tmp_path, seed=3, settings=settings)
     read = camera.capture({"seat2": ["QH", "5S"]}, "b")
-    assert read.frame_names == ["b.jpg", "b.b1.jpg", "b.b2.jpg"] and read.frames == 3
+    assert read.frame_names == ["b.png", "b.b1.png", "b.b2.png"] and read.frames == 3
     assert read.frame_sha256 == [hashlib.sha256((tmp_path / n).read_bytes()).hexdigest()
                                  for n in read.frame_names]
 
@@ -122,7 +143,7 @@ def test_the_demo_s_frames_pass_the_audit_until_one_is_altered(tmp_path: Path) -
     demo = subprocess.run(run, capture_output=True, text=True, timeout=300)
     assert demo.returncode == 0, demo.stderr
     frames = db.with_suffix(".frames")
-    kept = sorted(frames.glob("*.jpg"))
+    kept = sorted(frames.glob("*.png"))
     assert len(kept) >= 4
     check = [sys.executable, "-m", "controller", "audit", "--db", str(db)]
     passed = subprocess.run(check, capture_output=True, text=True, timeout=60)

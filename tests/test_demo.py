@@ -49,7 +49,7 @@ def test_demo_with_camera_keeps_frames_and_both_sources(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     frames = sorted(p.name for p in (tmp_path / "cam.frames").iterdir())
     # Two frames a round: the deal (hole card face down) and after the reveal.
-    assert len(frames) >= 6 and frames[0].endswith("-dealt.jpg")
+    assert len(frames) >= 6 and frames[0].endswith("-dealt.png")
     import sqlite3
     con = sqlite3.connect(db)
     rows = con.execute("SELECT code, camera_code FROM cards WHERE spot != 'extra'").fetchall()

@@ -80,6 +80,8 @@ def test_points_calibration_from_config(tmp_path: Path) -> None:
     ("card_mm = [63.5]", "must be a point [x, y]"),
     ('place = "seat"', "[camera] place is how cards go to layout areas, one of card, hand"),
     ("place = true", "[camera] place must be a string"),
+    ('frame_format = "tiff"',
+     "[camera] frame_format is how kept frames are encoded, one of png, jpeg"),
 ])
 def test_bad_camera_config_refused(tmp_path: Path, text: str, words: str) -> None:
     path = tmp_path / "t.toml"
