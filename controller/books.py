@@ -92,8 +92,29 @@ def audit(store: Store, frames_dir: Path | None = None) -> list[str]:
     if t.by_account.get("reserve", Fraction(0)) < 0:
         problems.append("reserve is negative")
     problems += _check_rounds(store)
+    problems += _check_camera_codes(store)
     if frames_dir is not None:
         problems += check_frames(store, frames_dir)
+    return problems
+
+
+def _check_camera_codes(store: Store) -> list[str]:
+    """Each card's stored camera code against the chained ``camera_read`` records of its round
+    (a later reading of a position replaces an earlier one; a position never read has none).
+    Rounds recorded before there were ``camera_read`` records are not checked."""
+    problems: list[str] = []
+    recorded: dict[int, dict[int, str]] = defaultdict(dict)
+    for row in store.db.execute("SELECT round_id, payload FROM audit WHERE kind = 'camera_read' "
+                                "ORDER BY id"):
+        recorded[row["round_id"]].update(
+            {int(k): v for k, v in json.loads(row["payload"])["camera"].items()})
+    for rid, codes in recorded.items():
+        for card in store.db.execute("SELECT position, camera_code FROM cards WHERE round_id = ? "
+                                     "ORDER BY position", (rid,)):
+            if card["camera_code"] != codes.get(card["position"]):
+                problems.append(f"round {rid} card {card['position']}: camera code "
+                                f"{card['camera_code']!r} is not the recorded reading "
+                                f"{codes.get(card['position'])!r}")
     return problems
 
 

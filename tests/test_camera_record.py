@@ -126,6 +126,23 @@ def test_an_edited_camera_reading_breaks_the_chain(dealt_service) -> None:  # no
     assert any("audit" in p for p in audit(svc.store))
 
 
+def test_an_edited_camera_code_is_found(dealt_service) -> None:  # noqa: ANN001
+    """The cards table's camera code is checked against the chained readings: changed, or set
+    for a card the camera never read, ``audit`` names the card."""
+    svc, rid = dealt_service
+    svc.call(svc.table.deal, "5D")  # a second card, never seen by the camera
+    svc.camera_check(rid, [CameraCard("KH", "seat1", 0.999)], hole_up=False)
+    assert audit(svc.store) == []
+    svc.store.db.execute("UPDATE cards SET camera_code = 'KD' WHERE round_id = ? AND "
+                         "position = 0", (rid,))
+    svc.store.db.execute("UPDATE cards SET camera_code = '5D' WHERE round_id = ? AND "
+                         "position = 1", (rid,))
+    svc.store.db.commit()
+    assert audit(svc.store) == [
+        f"round {rid} card 0: camera code 'KD' is not the recorded reading 'KH'",
+        f"round {rid} card 1: camera code '5D' is not the recorded reading None"]
+
+
 def test_digests_must_match_the_frames(dealt_service) -> None:  # noqa: ANN001
     svc, rid = dealt_service
     with pytest.raises(ValueError, match="one digest for each frame"):
