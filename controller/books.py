@@ -118,12 +118,14 @@ def _check_camera_codes(store: Store) -> list[str]:
     return problems
 
 
-def check_frames(store: Store, frames_dir: Path) -> list[str]:
-    """Camera frames named by the record's ``camera_read`` entries that are missing from
-    ``frames_dir`` or whose file's SHA-256 is not the one recorded when it was read."""
+def check_frames(store: Store, frames_dir: Path, round_id: int | None = None) -> list[str]:
+    """Camera frames named by the record's ``camera_read`` entries (of one round, or all) that
+    are missing from ``frames_dir`` or whose file's SHA-256 is not the one recorded when it was
+    read."""
     problems: list[str] = []
     for row in store.db.execute("SELECT round_id, payload FROM audit WHERE kind = 'camera_read' "
-                                "ORDER BY id"):
+                                "AND (? IS NULL OR round_id = ?) ORDER BY id",
+                                (round_id, round_id)):
         for frame in json.loads(row["payload"]).get("frames", []):
             if frame.get("sha256") is None:
                 continue  # kept without a digest: nothing to check it against

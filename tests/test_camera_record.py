@@ -169,3 +169,9 @@ def test_the_demo_s_frames_pass_the_audit_until_one_is_altered(tmp_path: Path) -
     failed = subprocess.run(check, capture_output=True, text=True, timeout=60)
     assert failed.returncode == 1
     assert f"camera frame {kept[0].name} is not the frame read" in failed.stdout
+    # replay checks the round's own frames: round 1's is the swapped one, round 2's are intact
+    replay = [sys.executable, "-m", "controller", "replay", "--db", str(db), "--round"]
+    first = subprocess.run([*replay, "1"], capture_output=True, text=True, timeout=60)
+    assert first.returncode == 1 and "DISCREPANCY: round 1: camera frame" in first.stdout
+    second = subprocess.run([*replay, "2"], capture_output=True, text=True, timeout=60)
+    assert second.returncode == 0 and "camera_read" in second.stdout

@@ -37,6 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--db", required=True, metavar="FILE")
     r.add_argument("--round", type=int, required=True, metavar="N")
     r.add_argument("--config", metavar="FILE", help="table configuration TOML")
+    r.add_argument("--frames", metavar="DIR", type=Path,
+                   help="the kept camera frames, the round's checked against the SHA-256 "
+                        "recorded when each was read (default: FILE's .frames directory, if "
+                        "there is one)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=run_replay)
 
@@ -67,11 +71,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    frames = args.frames
-    if frames is None and Path(args.db).with_suffix(".frames").is_dir():
-        frames = Path(args.db).with_suffix(".frames")
-    if frames is not None and not frames.is_dir():
-        raise CommandError(f"{frames}: no such directory of camera frames")
+    frames = _frames_dir(args)
     store = _open(args.db)
     try:
         problems = audit(store, frames)
@@ -91,13 +91,27 @@ def run_audit(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _frames_dir(args: argparse.Namespace) -> Path | None:
+    """``--frames``, or the database's ``.frames`` directory where there is one."""
+    frames = args.frames
+    if frames is None and Path(args.db).with_suffix(".frames").is_dir():
+        frames = Path(args.db).with_suffix(".frames")
+    if frames is not None and not frames.is_dir():
+        raise CommandError(f"{frames}: no such directory of camera frames")
+    return frames
+
+
 def run_replay(args: argparse.Namespace) -> int:
+    from controller.books import check_frames
     from controller.config import ConfigError, load_config
     from controller.replay import replay_round
 
+    frames = _frames_dir(args)
     store = _open(args.db)
     try:
         rep = replay_round(store, load_config(args.config), args.round)
+        if frames is not None:
+            rep.problems += check_frames(store, frames, args.round)
     except (ValueError, ConfigError) as exc:
         raise CommandError(str(exc)) from None
     finally:
