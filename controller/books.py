@@ -118,24 +118,39 @@ def _check_camera_codes(store: Store) -> list[str]:
     return problems
 
 
+def recorded_frames(store: Store, round_id: int | None = None) -> list[tuple[int, str, str]]:
+    """(round, file name, SHA-256) of every camera frame the ``camera_read`` records name (of
+    one round, or all), in the order read; frames kept without a digest are left out."""
+    out = []
+    for row in store.db.execute("SELECT round_id, payload FROM audit WHERE kind = 'camera_read' "
+                                "AND (? IS NULL OR round_id = ?) ORDER BY id",
+                                (round_id, round_id)):
+        out += [(row["round_id"], f["name"], f["sha256"])
+                for f in json.loads(row["payload"]).get("frames", []) if f.get("sha256")]
+    return out
+
+
+def frame_status(frames_dir: Path, name: str, sha256: str) -> str:
+    """``"as read"``, ``"missing"`` (no such file in ``frames_dir``) or ``"altered"`` (its
+    SHA-256 is not the one recorded when it was read) for one kept camera frame."""
+    path = frames_dir / name
+    if Path(name).name != name or not path.is_file():
+        return "missing"
+    return "as read" if hashlib.sha256(path.read_bytes()).hexdigest() == sha256 else "altered"
+
+
 def check_frames(store: Store, frames_dir: Path, round_id: int | None = None) -> list[str]:
     """Camera frames named by the record's ``camera_read`` entries (of one round, or all) that
     are missing from ``frames_dir`` or whose file's SHA-256 is not the one recorded when it was
     read."""
     problems: list[str] = []
-    for row in store.db.execute("SELECT round_id, payload FROM audit WHERE kind = 'camera_read' "
-                                "AND (? IS NULL OR round_id = ?) ORDER BY id",
-                                (round_id, round_id)):
-        for frame in json.loads(row["payload"]).get("frames", []):
-            if frame.get("sha256") is None:
-                continue  # kept without a digest: nothing to check it against
-            path = frames_dir / frame["name"]
-            if Path(frame["name"]).name != frame["name"] or not path.is_file():
-                problems.append(f"round {row['round_id']}: camera frame {frame['name']} is "
-                                f"missing from {frames_dir}")
-            elif hashlib.sha256(path.read_bytes()).hexdigest() != frame["sha256"]:
-                problems.append(f"round {row['round_id']}: camera frame {frame['name']} is not "
-                                f"the frame read (its SHA-256 differs from the record's)")
+    for rid, name, sha256 in recorded_frames(store, round_id):
+        status = frame_status(frames_dir, name, sha256)
+        if status == "missing":
+            problems.append(f"round {rid}: camera frame {name} is missing from {frames_dir}")
+        elif status == "altered":
+            problems.append(f"round {rid}: camera frame {name} is not the frame read (its "
+                            f"SHA-256 differs from the record's)")
     return problems
 
 

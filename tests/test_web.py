@@ -208,3 +208,37 @@ def test_the_camera_condition_on_the_surveillance_and_floor_consoles(site, brows
     assert rows and rows[0]["id"] == rid and rows[0]["camera"] == [["blurred"], []]
     surveillance.evaluate("refresh()")
     surveillance.wait_for_selector("#history >> text=blurred → clear")
+
+
+def test_surveillance_sees_whether_each_kept_frame_is_the_frame_read(site, browser, tmp_path):
+    """The history row of a round lists its kept frames, each checked against the SHA-256
+    recorded when it was read: "(as read)", or ALTERED / MISSING once the file is changed or
+    gone (the frames directory is the site's, ``tmp_path``)."""
+    import hashlib
+
+    svc, url = site
+    surveillance = sign_in(browser, url, Role.SURVEILLANCE, "surveillance")
+    start_round(svc, seats=(1,))
+    svc.call(svc.table.lockout)
+    svc.call(svc.table.chip_count, 1, svc.actor(_login(svc, Role.DEALER)))
+    rid = svc.table.current().id
+    names = ["r-dealt.png", "r-revealed.png"]
+    for name in names:
+        (tmp_path / name).write_bytes(name.encode())
+    digests = [hashlib.sha256(n.encode()).hexdigest() for n in names]
+    for code in ("2C", "7D", "9H", "5S"):
+        svc.call(svc.table.deal, code)
+    svc.camera_check(rid, [], hole_up=False, frame_names=names[:1], frame_sha256=digests[:1])
+    svc.call(svc.table.reveal, svc.actor(_login(svc, Role.DEALER)))
+    svc.camera_check(rid, [], hole_up=True, frame_names=names[1:], frame_sha256=digests[1:])
+    surveillance.evaluate("refresh()")
+    surveillance.wait_for_selector("#history >> text=r-revealed.png")
+    row = surveillance.inner_text("#history tr:nth-child(2)")
+    assert row.count("(as read)") == 2
+    (tmp_path / names[0]).write_bytes(b"another frame")
+    (tmp_path / names[1]).unlink()
+    surveillance.evaluate("refresh()")
+    surveillance.wait_for_selector("#history >> text=ALTERED")
+    row = surveillance.inner_text("#history tr:nth-child(2)")
+    assert "r-dealt.png ALTERED" in row and "r-revealed.png MISSING" in row
+    assert "(as read)" not in row

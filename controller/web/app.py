@@ -32,6 +32,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from controller.auth import Actor, AuthError, Role
+from controller.books import frame_status, recorded_frames
 from controller.cards import CardCodeError
 from controller.hands import Hand
 from controller.money import dollars, from_text
@@ -53,6 +54,7 @@ REVEALED = (State.REVEALED, State.EVALUATED, State.FLAGGED, State.PAID, State.CL
 def create_app(service: TableService, frames_dir: Path | None = None) -> Starlette:
     svc = service
     stopping = threading.Event()  # set by WebServer.stop: live streams end
+    frame_check = FrameCheck(frames_dir)
 
     def token(request: Request) -> str | None:
         return request.cookies.get(COOKIE)
@@ -155,7 +157,13 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
             limit = max(1, min(int(request.query_params.get("limit", "50")), 500))
         except ValueError:
             return JSONResponse({"error": "limit must be a number"}, status_code=400)
-        return JSONResponse(history_view(svc, limit))
+        view = history_view(svc, limit)
+        # each kept frame's file checked against the digest recorded when it was read, outside
+        # the table's lock (a file is hashed again only when it changes)
+        for rnd in view["rounds"]:
+            for f in rnd["frames"]:
+                f["status"] = frame_check.status(f["name"], f["sha256"])
+        return JSONResponse(view)
 
     async def frame(request: Request) -> Response:
         if denied := refused(request, CONSOLE_ROLES["surveillance"], 403):
@@ -303,6 +311,39 @@ def camera_view(svc: TableService) -> dict[str, Any] | None:
             "round": record["round"], "at": record["at"]}
 
 
+def _frames(svc: TableService, round_id: int, names: list[str]) -> list[dict[str, Any]]:
+    """A round's kept frames, each with the SHA-256 recorded when it was read (``None`` for a
+    frame kept without one)."""
+    digests = {name: sha256 for _, name, sha256 in recorded_frames(svc.store, round_id)}
+    return [{"name": name, "sha256": digests.get(name)} for name in names]
+
+
+class FrameCheck:
+    """Kept camera frames checked against their recorded SHA-256
+    (:func:`controller.books.frame_status`), remembered while a file's size and modification
+    time stay the same, so that the surveillance page's refresh does not hash every frame."""
+
+    def __init__(self, frames_dir: Path | None) -> None:
+        self.frames_dir = frames_dir
+        self._seen: dict[tuple[str, str], tuple[tuple[int, int], str]] = {}
+
+    def status(self, name: str, sha256: str | None) -> str | None:
+        """``"as read"``, ``"altered"``, ``"missing"``; ``None`` where frames are not kept here
+        or no digest was recorded."""
+        if self.frames_dir is None or sha256 is None:
+            return None
+        try:
+            st = (self.frames_dir / name).stat()
+            stamp = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            stamp = (-1, -1)
+        seen = self._seen.get((name, sha256))
+        if seen is None or seen[0] != stamp:
+            seen = (stamp, frame_status(self.frames_dir, name, sha256))
+            self._seen[(name, sha256)] = seen
+        return seen[1]
+
+
 def history_view(svc: TableService, limit: int) -> dict[str, Any]:
     with svc.lock:
         db = svc.store.db
@@ -328,7 +369,7 @@ def history_view(svc: TableService, limit: int) -> dict[str, Any]:
                 "camera": [json.loads(r[0])["warnings"] for r in db.execute(
                     "SELECT payload FROM audit WHERE round_id = ? AND kind = "
                     "'camera_condition' ORDER BY id", (rnd.id,))],
-                "frames": rnd.data.get("frames", []),
+                "frames": _frames(svc, rnd.id, rnd.data.get("frames", [])),
             })
         camera = camera_view(svc)
     return {"rounds": out, "camera": camera}

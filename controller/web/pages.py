@@ -26,6 +26,7 @@ table { border-collapse: collapse; } td, th { border: 1px solid #333a5c; padding
 .msg { min-height: 1.5rem; color: #ffd54f; }
 .held { background: #7a1f1f; padding: 0.5rem; border-radius: 6px; }
 .camera-warn { background: #6b531a; padding: 0.5rem; border-radius: 6px; }
+.frame-ok { color: #8fbf8f; } .frame-bad { background: #c0392b; color: #fff; padding: 0 0.3rem; }
 """
 
 SIGN_STYLE = """
@@ -239,8 +240,11 @@ async function history() {
       el('td', '', rd.results.map(x => 'seat ' + x.seat + ' ' + x.hand + ' $' + x.amount).join('; ')),
       el('td', '', rd.holds.join('; ')),
       el('td', '', rd.camera.map(w => w.length ? w.join(', ') : 'clear').join(' → ')));
-    const f = el('td'); for (const name of rd.frames) { const a = el('a', '', name);
-      a.href = '/frames/' + encodeURIComponent(name); f.append(a, document.createTextNode(' ')); }
+    const f = el('td'); for (const fr of rd.frames) { const a = el('a', '', fr.name);
+      a.href = '/frames/' + encodeURIComponent(fr.name); f.append(a, document.createTextNode(' '));
+      // the kept file against the SHA-256 recorded when it was read
+      if (fr.status) f.append(el('span', fr.status === 'as read' ? 'frame-ok' : 'frame-bad',
+                                 fr.status === 'as read' ? '(as read) ' : fr.status.toUpperCase() + ' ')); }
     tr.append(f); t.append(tr); }
   box.append(t);
 }
