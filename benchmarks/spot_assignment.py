@@ -107,10 +107,23 @@ def _truth(labels: dict) -> list[str]:
                and not c.get("readable", True)])
 
 
+def _count(counts: dict[str, int], truth: str, nearest: str | None, by_hand: str | None) -> None:
+    """Add one card placed each way (``truth``: its label's spot)."""
+    counts["cards"] += 1
+    counts["wrong_nearest"] += nearest != truth
+    counts["wrong_by_hand"] += by_hand != truth
+    counts["mended"] += nearest != truth and by_hand == truth
+    counts["broken"] += nearest == truth and by_hand != truth
+
+
+def _counts() -> dict[str, int]:
+    return {"cards": 0, "wrong_nearest": 0, "wrong_by_hand": 0, "mended": 0, "broken": 0}
+
+
 def run(scenario: str, frames: int, seed: int, corner_px: float, turn_deg: float,
         shift_mm: float) -> dict[str, int]:
     rng = np.random.default_rng([seed, SCENARIOS.index(scenario)])
-    counts = {"cards": 0, "wrong_nearest": 0, "wrong_by_hand": 0, "mended": 0, "broken": 0}
+    counts = _counts()
     for k in range(frames):
         deal = _deal(scenario, k, rng)
         _, labels = render_table(deal, rng, design="proc:0:1", size=(1280, 720), clean=True,
@@ -126,11 +139,7 @@ def run(scenario: str, frames: int, seed: int, corner_px: float, turn_deg: float
             placed[by_hand] = [c["spot"] for key in ("cards", "face_down", "unreadable")
                                for c in r[key]]
         for t, a, b in zip(truth, placed[False], placed[True], strict=True):
-            counts["cards"] += 1
-            counts["wrong_nearest"] += a != t
-            counts["wrong_by_hand"] += b != t
-            counts["mended"] += a != t and b == t
-            counts["broken"] += a == t and b != t
+            _count(counts, t, a, b)
     return counts
 
 
@@ -142,7 +151,7 @@ def run_labelled(directory: Path) -> dict[str, int]:
     from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
 
     rec = Recognizer(DEFAULT_MODEL)
-    counts = {"cards": 0, "wrong_nearest": 0, "wrong_by_hand": 0, "mended": 0, "broken": 0}
+    counts = _counts()
     for image, label_path in labelled_images(directory):
         labels = json.loads(label_path.read_text())
         spot_of = {c["code"]: c["spot"] for c in labels["cards"] if c["code"] != "face_down"}
@@ -153,14 +162,8 @@ def run_labelled(directory: Path) -> dict[str, int]:
             cal = TableCalibration(table.image_to_layout, card_mm=table.card_mm, by_hand=by_hand)
             placed[by_hand] = [(c["code"], c["spot"]) for c in assign_spots(result, cal)["cards"]]
         for (code, a), (_, b) in zip(placed[False], placed[True], strict=True):
-            if code not in spot_of:  # a misread: no such card on the table
-                continue
-            t = spot_of[code]
-            counts["cards"] += 1
-            counts["wrong_nearest"] += a != t
-            counts["wrong_by_hand"] += b != t
-            counts["mended"] += a != t and b == t
-            counts["broken"] += a == t and b != t
+            if code in spot_of:  # (a misread names no card on the table)
+                _count(counts, spot_of[code], a, b)
     return counts
 
 

@@ -104,10 +104,8 @@ def _check_camera_codes(store: Store) -> list[str]:
     Rounds recorded before there were ``camera_read`` records are not checked."""
     problems: list[str] = []
     recorded: dict[int, dict[int, str]] = defaultdict(dict)
-    for row in store.db.execute("SELECT round_id, payload FROM audit WHERE kind = 'camera_read' "
-                                "ORDER BY id"):
-        recorded[row["round_id"]].update(
-            {int(k): v for k, v in json.loads(row["payload"])["camera"].items()})
+    for rid, reading in camera_reads(store):
+        recorded[rid].update({int(k): v for k, v in reading["camera"].items()})
     for rid, codes in recorded.items():
         for card in store.db.execute("SELECT position, camera_code FROM cards WHERE round_id = ? "
                                      "ORDER BY position", (rid,)):
@@ -118,16 +116,19 @@ def _check_camera_codes(store: Store) -> list[str]:
     return problems
 
 
+def camera_reads(store: Store, round_id: int | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """(round, payload) of the ``camera_read`` audit records, of one round or all, in order
+    (:meth:`controller.rounds.Table.record_camera`)."""
+    return [(row["round_id"], json.loads(row["payload"])) for row in store.db.execute(
+        "SELECT round_id, payload FROM audit WHERE kind = 'camera_read' AND "
+        "(? IS NULL OR round_id = ?) ORDER BY id", (round_id, round_id))]
+
+
 def recorded_frames(store: Store, round_id: int | None = None) -> list[tuple[int, str, str]]:
     """(round, file name, SHA-256) of every camera frame the ``camera_read`` records name (of
     one round, or all), in the order read; frames kept without a digest are left out."""
-    out = []
-    for row in store.db.execute("SELECT round_id, payload FROM audit WHERE kind = 'camera_read' "
-                                "AND (? IS NULL OR round_id = ?) ORDER BY id",
-                                (round_id, round_id)):
-        out += [(row["round_id"], f["name"], f["sha256"])
-                for f in json.loads(row["payload"]).get("frames", []) if f.get("sha256")]
-    return out
+    return [(rid, f["name"], f["sha256"]) for rid, reading in camera_reads(store, round_id)
+            for f in reading["frames"] if f.get("sha256")]
 
 
 def frame_status(frames_dir: Path, name: str, sha256: str) -> str:

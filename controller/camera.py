@@ -165,8 +165,9 @@ class SimulatedCamera:
             if not ok:
                 raise ValueError(f"the camera frame {name} could not be encoded")
             names.append(f"{name}{suffix}" if i == 0 else f"{name}.b{i}{suffix}")
-            (self.frames_dir / names[-1]).write_bytes(buf.tobytes())
-            hashes.append(hashlib.sha256(buf.tobytes()).hexdigest())
+            data = buf.tobytes()
+            (self.frames_dir / names[-1]).write_bytes(data)
+            hashes.append(hashlib.sha256(data).hexdigest())
             kept.append(cv2.imdecode(buf, cv2.IMREAD_COLOR))
         return kept, names, hashes
 

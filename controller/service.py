@@ -100,9 +100,8 @@ class TableService:
         kept (``frame_names``: one, or a burst's) is recorded, with the SHA-256 of its file
         (``frame_sha256``, in the same order), in a chained ``camera_read`` audit record with the
         camera's codes and the problems (:meth:`controller.rounds.Table.record_camera`).
-        ``rank_colour``: cards whose
-        code the camera could not read but whose rank and colour it could
-        (:func:`controller.fusion.cross_check`). ``quality``: the frame's condition
+        ``rank_colour``: cards whose code the camera could not read but whose rank and colour
+        it could (:func:`controller.fusion.cross_check`). ``quality``: the frame's condition
         (:mod:`vision.quality`): a warning carried by :data:`CONDITION_FRAMES` frames in a
         row (a camera blurred, shaking, too dark, or seeing the cards too small), or cleared
         by as many without it, is a ``camera_condition`` audit record with what was measured, for

@@ -219,8 +219,8 @@ def assign_spots(result: dict, calibration: TableCalibration) -> dict:
     centres; an unreadable card that carries its corners, with its rank and colour, as a
     card); ``None`` off the layout. With the calibration's ``by_hand`` the stray end of a long
     hand goes to its hand's spot (:mod:`vision.handspots`); otherwise each goes to the spot
-    nearest it. Its
-    ``"quality"`` gains the card width at each spot (:func:`vision.quality.with_spot_sizes`)."""
+    nearest it. Its ``"quality"`` gains the card width at each spot
+    (:func:`vision.quality.with_spot_sizes`)."""
     out = dict(result)
     if "quality" in result:  # the frame's condition, and what the calibration says of it
         from vision.quality import with_spot_sizes

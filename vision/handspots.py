@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from vision.components import component_labels
+
 #: A piece is anchored when a card lies within this share of half the way to the next spot.
 ANCHOR_SHARE = 0.8
 
@@ -50,18 +52,9 @@ def _anchor_radii(spots: Mapping[str, tuple[float, float]], share: float) -> dic
 def _pieces(touch: np.ndarray, nearest: Sequence[str | None]) -> list[int]:
     """Each card's piece (a representative card's index): union of touching cards that share
     a nearest spot; cards off the layout are each a piece of their own."""
-    parent = list(range(len(nearest)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in zip(*np.nonzero(np.triu(touch, 1)), strict=True):
-        if nearest[i] is not None and nearest[i] == nearest[j]:
-            parent[root(int(i))] = root(int(j))
-    return [root(i) for i in range(len(nearest))]
+    return component_labels(len(nearest), (
+        (i, j) for i, j in zip(*np.nonzero(np.triu(touch, 1)), strict=True)
+        if nearest[i] is not None and nearest[i] == nearest[j]))
 
 
 def hand_spots(centres: Sequence[Sequence[float]], nearest: Sequence[str | None],

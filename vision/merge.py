@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 
 from vision.codes import CLASSES, FACE_DOWN_INDEX
+from vision.components import component_labels
 from vision.handwalk import is_step
 from vision.proposals import IndexFrame, axis_steps, card_steps
 
@@ -624,20 +625,11 @@ def _between(a: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
 def _group_same_card(reads: list[_Read]) -> list[list[_Read]]:
     """Connected groups of reads of one card, each sorted by confidence (highest first)."""
-    parent = list(range(len(reads)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     pairs = _pairs_in_reach(reads)
-    for i, j in pairs[_same_card_pairs(reads, pairs)]:
-        parent[find(i)] = find(j)
+    labels = component_labels(len(reads), pairs[_same_card_pairs(reads, pairs)])
     groups: dict[int, list[_Read]] = {}
-    for i, r in enumerate(reads):
-        groups.setdefault(find(i), []).append(r)
+    for label, r in zip(labels, reads, strict=True):
+        groups.setdefault(label, []).append(r)
     return [sorted(g, key=lambda r: -r.prob) for g in groups.values()]
 
 

@@ -160,9 +160,7 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
         view = history_view(svc, limit)
         # each kept frame's file checked against the digest recorded when it was read, outside
         # the table's lock (a file is hashed again only when it changes)
-        for rnd in view["rounds"]:
-            for f in rnd["frames"]:
-                f["status"] = frame_check.status(f["name"], f["sha256"])
+        frame_check.mark([f for rnd in view["rounds"] for f in rnd["frames"]])
         return JSONResponse(view)
 
     async def frame(request: Request) -> Response:
@@ -327,21 +325,25 @@ class FrameCheck:
         self.frames_dir = frames_dir
         self._seen: dict[tuple[str, str], tuple[tuple[int, int], str]] = {}
 
-    def status(self, name: str, sha256: str | None) -> str | None:
-        """``"as read"``, ``"altered"``, ``"missing"``; ``None`` where frames are not kept here
-        or no digest was recorded."""
-        if self.frames_dir is None or sha256 is None:
-            return None
-        try:
-            st = (self.frames_dir / name).stat()
-            stamp = (st.st_size, st.st_mtime_ns)
-        except OSError:
-            stamp = (-1, -1)
-        seen = self._seen.get((name, sha256))
-        if seen is None or seen[0] != stamp:
-            seen = (stamp, frame_status(self.frames_dir, name, sha256))
-            self._seen[(name, sha256)] = seen
-        return seen[1]
+    def mark(self, frames: list[dict[str, Any]]) -> None:
+        """Set each frame's ``"status"`` (``{"name", "sha256"}`` as :func:`history_view` lists
+        them): ``"as read"``, ``"altered"``, ``"missing"``; ``None`` where frames are not kept
+        here or no digest was recorded. Only these frames are remembered afterwards."""
+        seen, self._seen = self._seen, {}
+        for f in frames:
+            f["status"] = None
+            if self.frames_dir is None or f["sha256"] is None:
+                continue
+            key = (f["name"], f["sha256"])
+            try:
+                st = (self.frames_dir / f["name"]).stat()
+                stamp = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                stamp = (-1, -1)
+            if key not in seen or seen[key][0] != stamp:
+                seen[key] = (stamp, frame_status(self.frames_dir, f["name"], f["sha256"]))
+            self._seen[key] = seen[key]
+            f["status"] = seen[key][1]
 
 
 def history_view(svc: TableService, limit: int) -> dict[str, Any]:
