@@ -173,5 +173,39 @@ def test_the_demo_s_frames_pass_the_audit_until_one_is_altered(tmp_path: Path) -
     replay = [sys.executable, "-m", "controller", "replay", "--db", str(db), "--round"]
     first = subprocess.run([*replay, "1"], capture_output=True, text=True, timeout=60)
     assert first.returncode == 1 and "DISCREPANCY: round 1: camera frame" in first.stdout
-    second = subprocess.run([*replay, "2"], capture_output=True, text=True, timeout=60)
+    second = subprocess.run([*replay, "2", "--reread"], capture_output=True, text=True,
+                            timeout=120)
     assert second.returncode == 0 and "camera_read" in second.stdout
+    assert ("camera readings read again from their kept frames: 2, every recorded code read "
+            "again") in second.stdout
+
+
+def test_a_recorded_code_its_frame_does_not_bear_out_is_found(dealt_service,  # noqa: ANN001
+                                                               tmp_path: Path) -> None:
+    """``replay --reread``: the camera's recorded codes are read again from the kept frames by
+    the reader the record names. A reading made as the camera read the frame passes; one
+    that records a card the frame does not show (KH, which is not on this layout) is named."""
+    from controller.camera import SimulatedCamera
+    from controller.config import load_config
+    from controller.reread import reread_round
+    from vision.selfcheck import identity
+
+    svc, rid = dealt_service
+    camera = SimulatedCamera(tmp_path, seed=4)
+    svc.camera_started(identity(camera.recognizer))
+    reader = json.loads(svc.store.db.execute(
+        "SELECT payload FROM audit WHERE kind = 'camera_started'").fetchone()[0])
+    read = camera.capture({"seat1": ["9C", "4D"], "dealer": ["JS", "XX"]}, "f")
+    assert read.cards, "the frame reads some card"
+    svc.camera_check(rid, read.cards, hole_up=False, frame_names=read.frame_names,
+                     frame_sha256=read.frame_sha256)
+    cfg = load_config()
+    assert reread_round(svc.store, cfg, rid, tmp_path, reader) == (1, [])
+    svc.camera_check(rid, [CameraCard("KH", "seat1", 0.999)], hole_up=False,
+                     frame_names=read.frame_names, frame_sha256=read.frame_sha256)
+    assert reread_round(svc.store, cfg, rid, tmp_path, reader) == (2, [
+        f"round {rid}: the recorded camera code KH is not read again from f.png"])
+    # a reader other than the one recorded does not read them
+    other = {**reader, "model": "cards_v4.onnx", "model_sha256": "0" * 64}
+    done, problems = reread_round(svc.store, cfg, rid, tmp_path, other)
+    assert done == 0 and "its frames were read by cards_v4.onnx" in problems[0]

@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the kept camera frames, the round's checked against the SHA-256 "
                         "recorded when each was read (default: FILE's .frames directory, if "
                         "there is one)")
+    r.add_argument("--reread", action="store_true",
+                   help="read the round's kept frames again with the camera's reader: every "
+                        "camera code recorded must be read again from its frames")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=run_replay)
 
@@ -107,11 +110,20 @@ def run_replay(args: argparse.Namespace) -> int:
     from controller.replay import replay_round
 
     frames = _frames_dir(args)
+    if args.reread and frames is None:
+        raise CommandError("--reread needs the kept frames: --frames DIR")
     store = _open(args.db)
     try:
-        rep = replay_round(store, load_config(args.config), args.round)
+        cfg = load_config(args.config)
+        rep = replay_round(store, cfg, args.round)
         if frames is not None:
             rep.problems += check_frames(store, frames, args.round)
+        reread: tuple[int, list[str]] = (0, [])
+        if args.reread:
+            from controller.reread import reread_round
+
+            reread = reread_round(store, cfg, args.round, frames, rep.camera_reader)
+            rep.problems += reread[1]
     except (ValueError, ConfigError) as exc:
         raise CommandError(str(exc)) from None
     finally:
@@ -135,6 +147,9 @@ def run_replay(args: argparse.Namespace) -> int:
         for seat, h in rep.hands.items():
             print(f"seat {seat}: {' '.join(h['cards'])} -> {h['hand']} "
                   f"replayed {h['payout']} recorded {h['paid']}")
+        if args.reread:
+            print(f"camera readings read again from their kept frames: {reread[0]}, "
+                  f"{'every' if not reread[1] else 'not every'} recorded code read again")
         for p in rep.problems:
             print(f"DISCREPANCY: {p}")
     return 1 if rep.problems else 0

@@ -1,0 +1,62 @@
+"""A round's camera readings read again from its kept frames (``replay --reread``).
+
+Each ``camera_read`` record names the frames the camera read (:mod:`controller.camera` keeps the
+very frames it reads) and the code it recorded for each card. Read again by the same reader (the
+model whose SHA-256 the ``camera_started`` record before the round names), every recorded code
+must be among the cards read from those frames: a reading the frames do not bear out was not
+made from them. Frames that are missing or altered are not read (``audit`` and ``replay`` name
+them); the cards' areas are not compared (the demo's simulated camera places them by its own
+pose, which the record does not keep).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from controller.books import camera_reads, frame_status
+from controller.config import TableConfig
+from controller.storage import Store
+
+
+def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path,
+                 reader: dict | None) -> tuple[int, list[str]]:
+    """The camera readings of round ``round_id`` read again from their kept frames, and the
+    problems found (none: every recorded camera code is read again from its frames).
+    ``reader``: the round's ``camera_started`` record
+    (:attr:`controller.replay.Replay.camera_reader`)."""
+    from controller.camera import LayoutCalibrator
+    from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
+    from vision.selfcheck import sha256
+
+    readings = [(r, [f for f in r["frames"] if f.get("sha256")])
+                for _, r in camera_reads(store, round_id)]
+    readings = [(r, frames) for r, frames in readings if frames]
+    if not readings:
+        return 0, []
+    model = Path(cfg.camera.model) if cfg.camera.model else DEFAULT_MODEL
+    if reader is None or reader.get("model_sha256") != sha256(model):
+        return 0, [f"round {round_id}: not read again: its frames were read by "
+                   f"{(reader or {}).get('model', 'an unrecorded reader')}, this table's reader "
+                   f"is {model.name} ({sha256(model)[:16]}…)"]
+    rec = Recognizer(model)
+    calibrator = LayoutCalibrator(cfg.camera) if cfg.camera.calibration != "none" else None
+    problems: list[str] = []
+    done = 0
+    for reading, frames in readings:
+        if any(frame_status(frames_dir, f["name"], f["sha256"]) != "as read" for f in frames):
+            continue  # named by the frames' own check
+        done += 1
+        images = [load_image(frames_dir / f["name"]) for f in frames]
+        if len(images) > 1:
+            result = rec.recognize_burst(images)
+        else:
+            calibration = calibrator.for_frame(images[0]) if calibrator else None
+            result = rec.recognize(images[0], rec.table_for(calibration))
+        read = Counter(c["code"] for c in result["cards"])
+        # by code only: a reading "Q red" is rank and colour, which the frames' refusals carry
+        recorded = Counter(code for code in reading["camera"].values() if " " not in code)
+        for code in sorted((recorded - read).elements()):
+            problems.append(f"round {round_id}: the recorded camera code {code} is not read "
+                            f"again from {', '.join(f['name'] for f in frames)}")
+    return done, problems
