@@ -25,7 +25,7 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
     problems found (none: every recorded camera code is read again from its frames).
     ``reader``: the round's ``camera_started`` record
     (:attr:`controller.replay.Replay.camera_reader`)."""
-    from controller.camera import LayoutCalibrator
+    from controller.camera import CalibrationError, LayoutCalibrator
     from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
     from vision.selfcheck import sha256
 
@@ -51,7 +51,10 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
         if len(images) > 1:
             result = rec.recognize_burst(images)
         else:
-            calibration = calibrator.for_frame(images[0]) if calibrator else None
+            try:  # as the camera did: a frame that cannot be calibrated is read at its own sizes
+                calibration = calibrator.for_frame(images[0]) if calibrator else None
+            except CalibrationError:
+                calibration = None
             result = rec.recognize(images[0], rec.table_for(calibration))
         read = Counter(c["code"] for c in result["cards"])
         # by code only: a reading "Q red" is rank and colour, which the frames' refusals carry

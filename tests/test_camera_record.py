@@ -209,3 +209,25 @@ def test_a_recorded_code_its_frame_does_not_bear_out_is_found(dealt_service,  # 
     other = {**reader, "model": "cards_v4.onnx", "model_sha256": "0" * 64}
     done, problems = reread_round(svc.store, cfg, rid, tmp_path, other)
     assert done == 0 and "its frames were read by cards_v4.onnx" in problems[0]
+
+
+def test_a_frame_that_cannot_be_calibrated_is_read_again_at_its_own_sizes(
+        dealt_service, tmp_path: Path) -> None:  # noqa: ANN001
+    """A table calibrated by ArUco markers whose kept frame shows none: the camera read it at
+    the frame's own card sizes, and so does ``--reread``, instead of failing."""
+    from controller.camera import SimulatedCamera
+    from controller.config import load_config
+    from controller.reread import reread_round
+    from vision.selfcheck import identity
+
+    svc, rid = dealt_service
+    camera = SimulatedCamera(tmp_path, seed=4)  # no settings: the layout carries no markers
+    svc.camera_started(identity(camera.recognizer))
+    reader = json.loads(svc.store.db.execute(
+        "SELECT payload FROM audit WHERE kind = 'camera_started'").fetchone()[0])
+    read = camera.capture({"seat1": ["9C", "4D"], "dealer": ["JS", "XX"]}, "f")
+    svc.camera_check(rid, read.cards, hole_up=False, frame_names=read.frame_names,
+                     frame_sha256=read.frame_sha256)
+    (tmp_path / "t.toml").write_text('[camera]\ncalibration = "aruco"\n')
+    cfg = load_config(tmp_path / "t.toml")
+    assert reread_round(svc.store, cfg, rid, tmp_path, reader) == (1, [])
