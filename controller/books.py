@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -71,10 +72,12 @@ def report(store: Store) -> dict[str, Any]:
     }
 
 
-def audit(store: Store, frames_dir: Path | None = None) -> list[str]:
+def audit(store: Store, frames_dir: Path | None = None,
+          progress: Callable[[list[Any]], Iterable[Any]] | None = None) -> list[str]:
     """Every discrepancy found (empty: the books and the record are intact). With
     ``frames_dir``, every camera frame the record names (``camera_read``) must be there with
-    the SHA-256 recorded when it was read (:func:`check_frames`)."""
+    the SHA-256 recorded when it was read (:func:`check_frames`, ``progress`` wrapping its
+    list of frames, as ``tqdm`` does)."""
     problems: list[str] = []
     problems += store.verify_chain("ledger")
     problems += store.verify_chain("audit")
@@ -94,7 +97,7 @@ def audit(store: Store, frames_dir: Path | None = None) -> list[str]:
     problems += _check_rounds(store)
     problems += _check_camera_codes(store)
     if frames_dir is not None:
-        problems += check_frames(store, frames_dir)
+        problems += check_frames(store, frames_dir, progress=progress)
     return problems
 
 
@@ -140,12 +143,14 @@ def frame_status(frames_dir: Path, name: str, sha256: str) -> str:
     return "as read" if hashlib.sha256(path.read_bytes()).hexdigest() == sha256 else "altered"
 
 
-def check_frames(store: Store, frames_dir: Path, round_id: int | None = None) -> list[str]:
+def check_frames(store: Store, frames_dir: Path, round_id: int | None = None,
+                 progress: Callable[[list[Any]], Iterable[Any]] | None = None) -> list[str]:
     """Camera frames named by the record's ``camera_read`` entries (of one round, or all) that
     are missing from ``frames_dir`` or whose file's SHA-256 is not the one recorded when it was
-    read."""
+    read. ``progress`` wraps the list of frames (a progress bar over a long record)."""
     problems: list[str] = []
-    for rid, name, sha256 in recorded_frames(store, round_id):
+    frames = recorded_frames(store, round_id)
+    for rid, name, sha256 in (progress(frames) if progress else frames):
         status = frame_status(frames_dir, name, sha256)
         if status == "missing":
             problems.append(f"round {rid}: camera frame {name} is missing from {frames_dir}")

@@ -231,3 +231,25 @@ def test_a_frame_that_cannot_be_calibrated_is_read_again_at_its_own_sizes(
     (tmp_path / "t.toml").write_text('[camera]\ncalibration = "aruco"\n')
     cfg = load_config(tmp_path / "t.toml")
     assert reread_round(svc.store, cfg, rid, tmp_path, reader) == (1, [])
+
+
+def test_audit_shows_its_progress_over_many_frames(dealt_service, tmp_path: Path,  # noqa: ANN001
+                                                   monkeypatch, capsys) -> None:  # noqa: ANN001
+    """A long record's frames take a while to hash: ``audit`` shows a bar on stderr from
+    ``PROGRESS_FRAMES`` frames (here lowered to 2), none with ``--json``."""
+    from controller.cli import main
+    from controller.commands import books
+
+    svc, rid = dealt_service
+    names = [f"{i}.png" for i in range(3)]
+    for name in names:
+        (tmp_path / name).write_bytes(name.encode())
+    svc.camera_check(rid, [], hole_up=False, frame_names=names,
+                     frame_sha256=[hashlib.sha256(n.encode()).hexdigest() for n in names])
+    monkeypatch.setattr(books, "PROGRESS_FRAMES", 2)
+    db = str(svc.store.path)
+    assert main(["audit", "--db", db, "--frames", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "camera frames: 100%" in out.err and "3/3" in out.err and "as read" in out.out
+    assert main(["audit", "--db", db, "--frames", str(tmp_path), "--json"]) == 0
+    assert "camera frames" not in capsys.readouterr().err

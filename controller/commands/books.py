@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from controller.books import audit, report
 from controller.cli import CommandError
 from controller.storage import StorageError, Store
+
+#: Frames from which ``audit`` shows a progress bar while it checks them.
+PROGRESS_FRAMES = 200
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,10 +78,15 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     frames = _frames_dir(args)
     store = _open(args.db)
     try:
-        problems = audit(store, frames)
+        # hashing a long record's frames takes a while: a bar on the terminal, not in --json
+        problems = audit(store, frames, lambda items: tqdm(
+            items, desc="camera frames", unit="frame", file=sys.stderr,
+            disable=args.json or len(items) < PROGRESS_FRAMES))
         books = report(store)
     finally:
         store.close()
