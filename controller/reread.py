@@ -29,16 +29,16 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
     from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
     from vision.selfcheck import sha256
 
-    readings = [(r, [f for f in r["frames"] if f.get("sha256")])
-                for _, r in camera_reads(store, round_id)]
-    readings = [(r, frames) for r, frames in readings if frames]
+    readings = [(r, frames) for _, r in camera_reads(store, round_id)
+                if (frames := [f for f in r["frames"] if f.get("sha256")])]
     if not readings:
         return 0, []
     model = Path(cfg.camera.model) if cfg.camera.model else DEFAULT_MODEL
-    if reader is None or reader.get("model_sha256") != sha256(model):
+    digest = sha256(model)
+    if reader is None or reader.get("model_sha256") != digest:
         return 0, [f"round {round_id}: not read again: its frames were read by "
                    f"{(reader or {}).get('model', 'an unrecorded reader')}, this table's reader "
-                   f"is {model.name} ({sha256(model)[:16]}…)"]
+                   f"is {model.name} ({digest[:16]}…)"]
     rec = Recognizer(model)
     calibrator = LayoutCalibrator(cfg.camera) if cfg.camera.calibration != "none" else None
     problems: list[str] = []
