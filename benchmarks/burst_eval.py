@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import numpy as np  # noqa: E402
 from vision.burst import fuse  # noqa: E402
 from vision.calibrate import misread_upper_bound  # noqa: E402
 from vision.evaluate import burst_frames, labelled_images, score_frame, total  # noqa: E402
+from vision.kernels import pin_to_one_core  # noqa: E402
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
 
 
@@ -60,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--load", type=Path, nargs="*", default=[],
                     help="score reads saved with --save instead of reading a directory")
     args = ap.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    pin_to_one_core()  # one core, onnxruntime loaded first (vision.kernels)
     cv2.setNumThreads(1)
     rows: list[dict] = []
     for f in args.load:

@@ -39,6 +39,9 @@ tree, directory, frames, core = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(
 calibrated = sys.argv[5] == "1"
 model = sys.argv[6]
 sys.path.insert(0, tree)
+# onnxruntime loaded before the pin: loaded in a process already held to one core, it does
+# not use AMX (vision.kernels.gemm_pays), which no table's process is
+import onnxruntime
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {core})
 import cv2

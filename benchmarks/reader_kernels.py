@@ -9,7 +9,10 @@ frame's reader crops) on one thread, and how far each lies from the model's grap
 node (`vision.kernels.disagreement`, in steps of the logits' quantisation). On a CPU with VNNI
 the two sessions are one and the same; on an x86 CPU without it the default saturates (many
 steps off) and the exact one pays for its 16-bit arithmetic (twenty-third session, an AMD EPYC
-with AVX2: 54 ms default, 75 ms exact for 110 crops).
+with AVX2: 54 ms default, 75 ms exact for 110 crops). A third row: the same model with its
+deeper convolutions moved to onnxruntime's QGEMM path (`vision.kernels.gemm_routed`), which
+uses AMX tiles where the CPU has them; the line before the rows says whether
+`vision.recognize` keeps that session here (on an AMX CPU, where it measures faster).
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from vision import recognize
 from vision.kernels import (
     cpu_flags,
     disagreement,
+    gemm_routed,
     graph_session,
     needs_exact_kernels,
     probe_crops,
@@ -31,12 +36,14 @@ from vision.kernels import (
 from vision.recognize import DEFAULT_MODEL, _session
 
 
-def _default(model: Path) -> ort.InferenceSession:
-    """``model`` as onnxruntime opens it without being asked anything but one thread."""
+def _default(model: Path | bytes) -> ort.InferenceSession:
+    """``model`` (a file, or a model's bytes) as onnxruntime opens it without being asked
+    anything but one thread."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
-    return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    source = model if isinstance(model, bytes) else str(model)
+    return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
 
 
 def main() -> int:
@@ -51,9 +58,14 @@ def main() -> int:
           f"avx512bw={'avx512bw' in flags} vnni={','.join(vnni) or 'none'}; "
           f"vision.recognize asks for exact kernels: {needs_exact_kernels(flags)}")
     sessions = {
-        "exact (as vision.recognize opens it)": _session(args.model, 1),
+        "as vision.recognize opens it": _session(args.model, 1),
         "onnxruntime's default": _default(args.model),
     }
+    routed, moved = gemm_routed(args.model.read_bytes())
+    if moved:  # the same model, its deeper convolutions on QGEMM (AMX where there is one)
+        sessions[f"{moved} convolutions moved to QGEMM"] = _default(routed)
+        print(f"vision.recognize keeps the QGEMM session: "
+              f"{recognize._gemm_choice.get(recognize._file_key(args.model), False)}")
     graph = graph_session(args.model)
     name = sessions["onnxruntime's default"].get_inputs()[0].name
     shape = tuple(int(d) for d in graph.get_inputs()[0].shape[1:])

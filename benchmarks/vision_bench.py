@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections import defaultdict
@@ -25,6 +24,7 @@ import numpy as np  # noqa: E402
 
 from vision.crops import extract_crops  # noqa: E402
 from vision.evaluate import Score, labelled_images, score_frame  # noqa: E402
+from vision.kernels import pin_to_one_core  # noqa: E402
 from vision.proposals import outline, propose  # noqa: E402
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
 from vision.selfcheck import describe, environment  # noqa: E402
@@ -37,8 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    pin_to_one_core()  # one core, onnxruntime loaded first (vision.kernels)
     cv2.setNumThreads(1)
     rec = Recognizer(args.model, threshold=args.threshold, threads=1)
     pairs = labelled_images(args.directory)

@@ -82,11 +82,14 @@ def test_the_kernel_benchmark_reports_both_sessions() -> None:
                          timeout=120, cwd=root, check=True).stdout
     lines = out.splitlines()
     assert lines[0].startswith("onnxruntime ") and "vnni=" in lines[0]
-    exact = next(line for line in lines if line.startswith("exact"))
+    exact = next(line for line in lines if line.startswith("as vision.recognize opens it"))
     default = next(line for line in lines if line.startswith("onnxruntime's default"))
     steps = float(exact.split(", ")[-1].split(" steps")[0])
     assert steps <= 1.5
     assert "ms / 16 crops" in default
+    # the same model with its deeper convolutions on QGEMM: no step from the graph either
+    routed = next(line for line in lines if line.startswith("4 convolutions moved to QGEMM"))
+    assert float(routed.split(", ")[-1].split(" steps")[0]) <= 1.5
 
 
 def test_the_commands_report_kernels_that_compute_otherwise_in_one_line(

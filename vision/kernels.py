@@ -17,6 +17,7 @@ saturation moves them by many steps (about ten for ``cards_v5``).
 from __future__ import annotations
 
 import functools
+import os
 import platform
 from pathlib import Path
 
@@ -88,6 +89,117 @@ def needs_exact_kernels(flags: frozenset[str] | set[str] | None = None,
         return False
     flags = cpu_flags() if flags is None else flags
     return not flags & EXACT_U8S8_FLAGS
+
+
+#: The CPU flag under which onnxruntime's QGEMM (an int8 convolution with a weight zero point
+#: other than 0: im2col, then a matrix product) runs on AMX tiles (MLAS's U8S8 AMX kernels).
+#: Its convolutions with zero point 0 ("symmetric", as `vision.quantize` writes them) run on
+#: AVX-512 VNNI kernels of their own instead, AMX or not.
+AMX_FLAG = "amx_int8"
+#: Convolutions this deep (input channels x kernel height x width) or deeper are moved to the
+#: QGEMM path where the CPU has AMX (:func:`gemm_routed`). Measured on an Intel Xeon with AMX
+#: (forty-seventh session, ``cards_v7``, one thread): the first convolution (depth 36: four
+#: channels, 3 x 3) takes 27 us a crop on the symmetric kernels and 39 on QGEMM; the four
+#: deeper ones (288 to 1152) 104 us against 69; the reader 0.138 -> 0.100 ms a crop.
+GEMM_CONV_MIN_DEPTH = 64
+
+
+def routes_convs_to_gemm(flags: frozenset[str] | set[str] | None = None,
+                         machine: str | None = None) -> bool:
+    """Whether an int8 reader's deeper convolutions may be moved to onnxruntime's QGEMM path
+    (:func:`gemm_routed`; :func:`gemm_pays` then decides): on an x86 CPU with AMX only.
+    Elsewhere the symmetric kernels stay (on a CPU with VNNI and no AMX the QGEMM path is
+    slower: see :func:`gemm_pays`).
+
+    >>> routes_convs_to_gemm({"avx512_vnni", "amx_tile", "amx_int8"}, "x86_64")
+    True
+    >>> routes_convs_to_gemm({"avx512_vnni"}, "x86_64")
+    False
+    >>> routes_convs_to_gemm({"amx_int8"}, "aarch64")
+    False
+    """
+    machine = (machine if machine is not None else platform.machine()).lower()
+    flags = cpu_flags() if flags is None else flags
+    return machine in X86_MACHINES and AMX_FLAG in flags
+
+
+def gemm_routed(model: bytes, min_depth: int = GEMM_CONV_MIN_DEPTH) -> tuple[bytes, int]:
+    """A copy of the serialised int8 ``model`` computing the same, whose convolutions of depth
+    ``min_depth`` or more run on onnxruntime's QGEMM path; and how many were moved.
+
+    A convolution's int8 weight ``w`` with zero point 0 (a ``DequantizeLinear`` before the
+    ``Conv``) is stored as ``w - 1`` with zero point -1: the same dequantised weights and the
+    same exact integer sums, but no longer "symmetric", which is what routes onnxruntime to
+    QGEMM. Moved only where that is sure to be the same: the weight and its zero point each
+    used by that one ``DequantizeLinear``, every zero point 0, every weight above -128.
+    """
+    from vision.onnxwire import INT8, graph, int8_values, with_raw_data
+
+    nodes, inits = graph(model)
+    uses: dict[str, int] = {}
+    for node in nodes:
+        for name in node.inputs:
+            uses[name] = uses.get(name, 0) + 1
+    dequant = {node.outputs[0]: node for node in nodes
+               if node.op_type == "DequantizeLinear" and len(node.inputs) == 3 and node.outputs}
+    values: dict[str, bytes] = {}
+    for node in nodes:
+        if node.op_type != "Conv" or len(node.inputs) < 2 or node.inputs[1] not in dequant:
+            continue
+        w_name, _, z_name = dequant[node.inputs[1]].inputs
+        w, z = inits.get(w_name), inits.get(z_name)
+        if (w is None or z is None or len(w.dims) != 4
+                or w.data_type != INT8 or z.data_type != INT8
+                or uses.get(w_name) != 1 or uses.get(z_name) != 1
+                or w.dims[1] * w.dims[2] * w.dims[3] < min_depth):
+            continue
+        weights, zeros = int8_values(model, w), int8_values(model, z)
+        if zeros.any() or weights.min() < -127:
+            continue
+        values[w_name] = (weights.astype(np.int16) - 1).astype(np.int8).tobytes()
+        values[z_name] = np.full(zeros.shape, -1, np.int8).tobytes()
+    return (with_raw_data(model, values) if values else model), len(values) // 2
+
+
+#: Probe runs a session for :func:`gemm_pays` (after one to warm it), and how much faster
+#: the QGEMM session must be: noise of a few per cent must not pick it.
+GEMM_PROBE_RUNS = 5
+GEMM_MIN_GAIN = 0.9
+
+
+def gemm_pays(symmetric, routed, runs: int = GEMM_PROBE_RUNS) -> bool:  # noqa: ANN001
+    """Whether ``routed`` (a reader's session from :func:`gemm_routed`) runs a batch of
+    :data:`PROBE_CROPS` x 2 probe crops in at most :data:`GEMM_MIN_GAIN` of the time of
+    ``symmetric`` (the same reader as its file has it), timed in turns, medians compared.
+
+    Why measure instead of trusting the CPU's flags: onnxruntime decides when it is loaded
+    whether it may use AMX, and it does not when the process is held to one core at that
+    moment (``taskset -c 0``, or ``os.sched_setaffinity`` before the import; forty-seventh
+    session, an Intel Xeon with AMX): its QGEMM then runs on VNNI at 0.174 ms a crop of
+    ``cards_v7``, slower than the symmetric kernels' 0.14, against 0.10 with AMX.
+    """
+    import time
+
+    inp = symmetric.get_inputs()[0]
+    crops = {inp.name: probe_crops(tuple(int(d) for d in inp.shape[1:]), 2 * PROBE_CROPS)}
+    times: tuple[list[float], list[float]] = ([], [])
+    for i in range(runs + 1):
+        for session, took in ((symmetric, times[0]), (routed, times[1])):
+            t0 = time.perf_counter()
+            session.run(None, crops)
+            if i:  # the first run of each warms it
+                took.append(time.perf_counter() - t0)
+    return float(np.median(times[1])) <= GEMM_MIN_GAIN * float(np.median(times[0]))
+
+
+def pin_to_one_core(core: int | None = None) -> None:
+    """Hold this process to one core (``core``, else the lowest it may run on), as the speed
+    benchmarks do, after loading onnxruntime: loaded in a process already held to one core,
+    onnxruntime does not use AMX (:func:`gemm_pays`), which no table's process is."""
+    import onnxruntime  # noqa: F401 - loaded first, for the reason above
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {core if core is not None else min(os.sched_getaffinity(0))})
 
 
 class KernelError(ValueError):

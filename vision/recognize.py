@@ -52,7 +52,13 @@ from vision.frames import (
 )
 from vision.framesize import reading_size, to_frame_pixels
 from vision.handwalk import ANCHOR_FLOOR, walk
-from vision.kernels import check_session, needs_exact_kernels
+from vision.kernels import (
+    check_session,
+    gemm_pays,
+    gemm_routed,
+    needs_exact_kernels,
+    routes_convs_to_gemm,
+)
 from vision.merge import _Read, merge_reads, read_floor
 from vision.proposals import (
     IndexFrame,
@@ -180,6 +186,16 @@ def load_image(path: str | Path) -> np.ndarray:
     return img
 
 
+#: Per model file (path, size, modification time): whether its QGEMM session was the faster
+#: one in this process (vision.kernels.gemm_pays), measured once.
+_gemm_choice: dict[tuple[str, int, int], bool] = {}
+
+
+def _file_key(model: Path) -> tuple[str, int, int]:
+    stat = model.stat()
+    return str(model.resolve()), stat.st_size, stat.st_mtime_ns
+
+
 def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is imported lazily
     import onnxruntime as ort
 
@@ -195,7 +211,28 @@ def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is import
     # the weights for its U8U8 kernels: exact integer sums, the same output as VNNI's.
     if needs_exact_kernels():
         opts.add_session_config_entry("session.x64quantprecision", "1")
-    session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    def open_session(source: str | bytes):  # noqa: ANN202
+        return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
+
+    # On a CPU with AMX the deeper int8 convolutions may run on onnxruntime's QGEMM path (AMX
+    # tiles) instead of its symmetric VNNI kernels: the same model, rewritten in memory
+    # (vision.kernels.gemm_routed), kept where it measures faster in this process; the file,
+    # and what its SHA-256 names, are unchanged, and the check below runs on what is kept.
+    session = None
+    key = _file_key(model)
+    if routes_convs_to_gemm() and _gemm_choice.get(key) is not False:
+        routed, moved = gemm_routed(model.read_bytes())
+        if moved:
+            faster = open_session(routed)
+            if key not in _gemm_choice:
+                session = open_session(str(model))
+                _gemm_choice[key] = gemm_pays(session, faster)
+            if _gemm_choice[key]:
+                session = faster
+        else:
+            _gemm_choice[key] = False
+    if session is None:
+        session = open_session(str(model))
     check_session(session, model)  # and make sure of it (vision.kernels), once per model
     return session
 
