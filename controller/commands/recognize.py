@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from controller.cli import CommandError
+from vision.stream import LiveStream, StreamError, is_stream, redact
 from vision.video import VIDEO_SUFFIXES, VideoError, frame_count, is_video, video_frames
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -21,8 +22,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Recognise every dealt card in each image (directories are searched for "
                     f"{', '.join(IMAGE_SUFFIXES)} files) and in the frames of each video "
                     f"({', '.join(VIDEO_SUFFIXES)}; --every N reads every Nth frame; a line "
-                    "per frame, with \"frame\", its number). A file that cannot be read gives "
-                    "an error line and the others go on; the exit status is then 1.",
+                    "per frame, with \"frame\", its number), and of each live camera "
+                    f"({', '.join(s + '://' for s in ('rtsp', 'http', 'https', 'rtmp', 'udp'))}"
+                    "... URLs, or /dev/videoN): the newest frame each time, with \"frame\" "
+                    "and \"skipped\", the frames that went by unread, until --frames are read "
+                    "or Ctrl-C. A file that cannot be read, or a camera that cannot be opened, "
+                    "stalls or ends, gives an error line and the others go on; the exit status "
+                    "is then 1.",
     )
     p.add_argument("paths", nargs="+", metavar="IMAGE_OR_DIR")
     p.add_argument("--json", action="store_true", help="one JSON object per image, one a line")
@@ -38,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "enrolled deck's) reads at the calibration's card sizes")
     p.add_argument("--every", type=int, default=1, metavar="N",
                    help="of a video, read every Nth frame (default: every frame)")
+    p.add_argument("--frames", type=int, default=None, metavar="N",
+                   help="of a live camera, stop after reading N frames (default: read until "
+                        "it ends or Ctrl-C)")
     p.add_argument("--burst", action="store_true",
                    help="the images are frames of one still layout, taken one after another: "
                         "read each and report the fused reads once (\"images\" lists the "
@@ -80,10 +89,14 @@ def rank_colour_options(args: argparse.Namespace) -> dict:
             "rank_colour": not args.no_rank_colour}
 
 
-def expand(paths: list[str]) -> list[Path]:
-    """Files as given, directories expanded to their image and video files (sorted)."""
-    out: list[Path] = []
+def expand(paths: list[str]) -> list[Path | str]:
+    """Files as given, directories expanded to their image and video files (sorted); a live
+    camera (:func:`vision.stream.is_stream`) as its URL or device, a string."""
+    out: list[Path | str] = []
     for raw in paths:
+        if is_stream(raw):
+            out.append(raw)
+            continue
         p = Path(raw)
         if p.is_dir():
             out += sorted(f for f in p.iterdir()
@@ -152,11 +165,30 @@ def _error(image: str, exc: Exception, as_json: bool) -> None:
         tqdm.write(f"{image}: error: {exc}", file=sys.stderr)
 
 
-def _jobs(files: list[Path], every: int):  # noqa: ANN202 - a generator of three kinds
+def _live_jobs(source: str, frames: int | None):  # noqa: ANN202 - a generator
+    """The newest frames of a live camera, ``frames`` of them (else until it ends), then the
+    error that ended it (:class:`vision.stream.StreamError`), if one did."""
+    shown = redact(source)
+    try:
+        with LiveStream(source) as live:
+            for read, (number, skipped, frame) in enumerate(live, 1):
+                yield {"image": shown, "frame": number, "skipped": skipped}, frame
+                if frames is not None and read >= frames:
+                    return
+    except StreamError as exc:
+        yield {"image": shown}, exc
+
+
+def _jobs(files: list[Path | str], every: int,  # noqa: ANN202 - a generator of three kinds
+          frames: int | None = None):
     """``(head, what to read)`` in order: an image file's path (decoded where it is read),
-    each read frame of each video (decoded here: a video is read from its start), or the
-    error of a video that cannot be read (or of the rest of one)."""
+    each read frame of each video or live camera (decoded here: a video is read from its
+    start, a camera from now), or the error of one that cannot be read (or of the rest of
+    one)."""
     for path in files:
+        if isinstance(path, str):
+            yield from _live_jobs(path, frames)
+            continue
         if is_video(path):
             try:
                 for n, frame in video_frames(path, every):
@@ -217,6 +249,8 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
         label = f"burst of {len(head['images'])} frames"
     else:
         label = head["image"] + (f"#{head['frame']}" if "frame" in head else "")
+        if head.get("skipped"):  # a live camera's frames that went by unread
+            label += f" ({head['skipped']} skipped)"
     # the refusals whose rank and colour are sure (vision.rankcolour): "Q-red(0.998)"
     partial = " ".join(f"{u['rank']}-{u['color']}({u['confidence']:.3f})"
                        for u in result["unreadable"] if "rank" in u)
@@ -226,9 +260,11 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
                + f" | {result['elapsed_ms']:.1f} ms")
 
 
-def _run_burst(args: argparse.Namespace, files: list[Path], rec, calibrator) -> int:  # noqa: ANN001
-    if any(is_video(p) for p in files):
-        raise CommandError("--burst reads image files, the frames of one burst; not videos")
+def _run_burst(args: argparse.Namespace, files: list[Path | str], rec,  # noqa: ANN001
+               calibrator) -> int:  # noqa: ANN001
+    if any(isinstance(p, str) or is_video(p) for p in files):
+        raise CommandError("--burst reads image files, the frames of one burst; not videos "
+                           "or cameras")
     frames, read, failed = [], [], False
     for head, item in map(_load, _jobs(files, 1)):
         if isinstance(item, Exception):  # the other frames still make the burst
@@ -256,6 +292,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("no images found")
     if args.every < 1:
         raise CommandError("--every must be at least 1")
+    if args.frames is not None and args.frames < 1:
+        raise CommandError("--frames must be at least 1")
     workers = workers_option(args)
     calibrator = _calibrator(args)
     rec = _recognizer(args)
@@ -265,11 +303,13 @@ def run(args: argparse.Namespace) -> int:
 
     # one step of the bar per image, and per frame to read of a video (as its file states);
     # with --json there is no bar, and no video is opened an extra time to count its frames
-    total = 0 if args.json else sum(-(-frame_count(p) // args.every) if is_video(p) else 1
-                                    for p in files)
+    total = 0 if args.json else sum(
+        (args.frames or 0) if isinstance(p, str)
+        else -(-frame_count(p) // args.every) if is_video(p) else 1 for p in files)
     failed = 0
     conditions: Counter[str] = Counter()  # frames read, and those of each camera warning
-    reads = read_in_order(_read_job, _jobs(files, args.every), (rec, calibrator), workers)
+    reads = read_in_order(_read_job, _jobs(files, args.every, args.frames), (rec, calibrator),
+                          workers)
     with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
         try:
             for head, result in reads:

@@ -1,0 +1,124 @@
+"""A live camera read by `recognize`: a real MJPEG stream over HTTP (a server on a local
+socket, as IP cameras serve them), opened by OpenCV's FFmpeg backend."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from vision.stream import LiveStream, StreamError
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_images" / "plastic_000.jpg"
+
+
+@contextmanager
+def mjpeg_camera(frames: int, fps: float, hold_seconds: float = 0.0) -> Iterator[str]:
+    """An HTTP MJPEG camera sending ``SAMPLE`` ``frames`` times at ``fps``, then (with
+    ``hold_seconds``) keeping the connection open without a frame, then closing it. Yields
+    its URL (with a user and password, as cameras are often addressed)."""
+    jpeg = SAMPLE.read_bytes()
+
+    class Camera(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+            self.end_headers()
+            try:
+                for _ in range(frames):
+                    self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
+                                     b"Content-Length: %d\r\n\r\n" % len(jpeg) + jpeg + b"\r\n")
+                    time.sleep(1 / fps)
+                time.sleep(hold_seconds)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the reader left
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Camera)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://floor:s3cret@127.0.0.1:{server.server_port}/video.mjpg"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_newest_frame_each_time_then_the_end_as_an_error() -> None:
+    with mjpeg_camera(frames=20, fps=50) as url, LiveStream(url) as live:
+        got = []
+        with pytest.raises(StreamError, match=r"the stream ended after 20 frames"):
+            for number, skipped, frame in live:
+                got.append((number, skipped))
+                assert frame.shape == (720, 1280, 3)
+                time.sleep(0.1)  # a slow reader: frames go by unread
+    numbers = [n for n, _ in got]
+    assert numbers == sorted(set(numbers)) and numbers[-1] == 19
+    # every frame is either read or counted as skipped
+    assert sum(1 + s for _, s in got) == 20
+    assert any(s > 0 for _, s in got)
+
+
+def test_a_camera_that_stops_sending_is_reported() -> None:
+    with mjpeg_camera(frames=2, fps=50, hold_seconds=8) as url:
+        live = LiveStream(url, stall_seconds=1.5)
+        t0 = time.monotonic()
+        with pytest.raises(StreamError, match=r"no frame for 1.5 s after 2 frames"):
+            for _ in live:
+                pass
+        assert time.monotonic() - t0 < 6
+        live.close()
+
+
+def test_recognize_reads_a_live_camera(capsys) -> None:
+    """``--frames 3``: three lines, each the newest frame, the password not shown; the
+    cards are the codes the same picture reads as a file."""
+    assert main(["recognize", "--json", str(SAMPLE)]) == 0
+    want = sorted(c["code"] for c in json.loads(capsys.readouterr().out)["cards"])
+    with mjpeg_camera(frames=200, fps=25) as url:
+        assert main(["recognize", "--json", url, "--frames", "3"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 3
+    assert all(line["image"].startswith("http://floor:***@127.0.0.1:") for line in lines)
+    assert [line["frame"] for line in lines] == sorted({line["frame"] for line in lines})
+    assert all(line["skipped"] >= 0 for line in lines)
+    for line in lines:
+        # FFmpeg's JPEG decoder, not OpenCV's: the same cards, confidences may differ a hair
+        assert sorted(c["code"] for c in line["cards"]) == want
+    assert len(want) >= 2
+
+
+def test_a_camera_that_cannot_be_opened_gives_an_error_line_and_the_rest_go_on(
+        capsys) -> None:
+    with mjpeg_camera(frames=1, fps=1) as url:
+        closed = url.rsplit(":", 1)[0] + ":1/video.mjpg"  # the same host, a closed port
+    assert main(["recognize", "--json", closed, str(SAMPLE)]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[0]["error"].endswith("the camera could not be opened")
+    assert "s3cret" not in lines[0]["error"] and "s3cret" not in lines[0]["image"]
+    assert lines[1]["image"] == str(SAMPLE) and lines[1]["cards"]
+
+
+def test_a_stream_ending_mid_run_is_an_error_after_its_frames(capsys) -> None:
+    with mjpeg_camera(frames=4, fps=20) as url:
+        assert main(["recognize", "--json", url]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[-1]["error"].endswith("the stream ended after 4 frames")
+    assert 1 <= len(lines) - 1 <= 4 and all("cards" in line for line in lines[:-1])
+
+
+def test_bad_options_for_a_camera_are_refused(capsys) -> None:
+    assert main(["recognize", "rtsp://127.0.0.1:1/x", "--frames", "0"]) == 2
+    assert "--frames must be at least 1" in capsys.readouterr().err
+    assert main(["recognize", "--burst", "rtsp://127.0.0.1:1/x"]) == 2
+    assert "not videos or cameras" in capsys.readouterr().err

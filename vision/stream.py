@@ -1,0 +1,150 @@
+"""Frames of a live camera: a network stream (RTSP, HTTP MJPEG, RTMP, UDP, TCP, SRT) or a
+local capture device, read with OpenCV (its FFmpeg backend for streams, in the
+``opencv-python-headless`` wheel).
+
+A live camera does not wait for the reader: at some 60 ms a 720p frame on one core the
+reader keeps up with a camera of 15 frames a second at most. :class:`LiveStream` therefore
+decodes every frame on a thread of its own and hands out the newest one each time one is
+asked for, with how many frames went by unread, so what is read is what the table shows now,
+never a backlog. A camera that cannot be opened, that stops sending
+(:data:`STALL_SECONDS`) or whose stream ends raises :class:`StreamError` with the reason: a
+table camera has no end, so an end is a lost camera.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from vision.video import VideoError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: URL schemes read as live streams by FFmpeg
+STREAM_SCHEMES = ("rtsp", "rtsps", "rtmp", "http", "https", "udp", "tcp", "srt")
+#: Seconds to wait for a camera to open, and for its next frame, before giving it up.
+OPEN_SECONDS = 10.0
+STALL_SECONDS = 10.0
+
+_DEVICE = re.compile(r"/dev/video(\d+)\Z")
+
+
+class StreamError(VideoError):
+    """A live camera that cannot be opened, stalls, or ends."""
+
+
+def is_stream(source: str) -> bool:
+    """Whether ``source`` names a live camera: a URL of :data:`STREAM_SCHEMES` or a video
+    capture device.
+
+    >>> is_stream("rtsp://cam7.floor2/stream1"), is_stream("http://10.0.0.5:8080/video.mjpg")
+    (True, True)
+    >>> is_stream("/dev/video0"), is_stream("shift3/table2.mp4"), is_stream("file:///x.mp4")
+    (True, False, False)
+    """
+    scheme, sep, _ = source.partition("://")
+    return bool(sep) and scheme.lower() in STREAM_SCHEMES or bool(_DEVICE.match(source))
+
+
+def redact(source: str) -> str:
+    """``source`` without the password of its URL, for output and logs.
+
+    >>> redact("rtsp://admin:s3cret@10.0.0.7:554/stream1")
+    'rtsp://admin:***@10.0.0.7:554/stream1'
+    >>> redact("/dev/video0")
+    '/dev/video0'
+    """
+    return re.sub(r"(://[^/:@]+):[^/@]*@", r"\1:***@", source)
+
+
+class LiveStream:
+    """The frames of a live camera, the newest each time (see the module's description).
+
+    Iterate for ``(frame number, frames skipped since the last one read, BGR frame)``, the
+    frame number counting every frame the camera sent since it was opened. :meth:`close`
+    (or leaving a ``with`` block) stops the decoding thread and releases the camera.
+    """
+
+    def __init__(self, source: str, open_seconds: float = OPEN_SECONDS,
+                 stall_seconds: float = STALL_SECONDS) -> None:
+        import cv2
+
+        self.source = source
+        self.stall_seconds = stall_seconds
+        device = _DEVICE.match(source)
+        # OpenCV's own warning on a camera it cannot open says less than the error below
+        # (FFmpeg's reason, "Connection refused", still shows on stderr)
+        level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+        try:
+            if device:
+                cap = cv2.VideoCapture(int(device.group(1)))
+            else:
+                # FFmpeg gives up a read later than the stall check here, which says why
+                cap = cv2.VideoCapture(source, cv2.CAP_FFMPEG, [
+                    cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(open_seconds * 1000),
+                    cv2.CAP_PROP_READ_TIMEOUT_MSEC, int((stall_seconds + 5) * 1000)])
+        finally:
+            cv2.utils.logging.setLogLevel(level)
+        if not cap.isOpened():
+            cap.release()
+            raise StreamError(f"{redact(source)}: the camera could not be opened")
+        self._cap = cap
+        self._cond = threading.Condition()
+        self._latest: tuple[int, np.ndarray] | None = None
+        self._sent = 0  # frames the camera sent (decoded here)
+        self._ended = False
+        self._stop = False
+        self._thread = threading.Thread(target=self._decode, name="live-stream", daemon=True)
+        self._thread.start()
+
+    def _decode(self) -> None:
+        # cv2 releases the GIL while it reads and decodes, so this thread costs decoding only
+        try:
+            while not self._stop:
+                ok, frame = self._cap.read()
+                with self._cond:
+                    if not ok or frame is None:
+                        self._ended = True
+                        self._cond.notify_all()
+                        return
+                    self._latest = (self._sent, frame)
+                    self._sent += 1
+                    self._cond.notify_all()
+        finally:
+            self._cap.release()
+
+    def __iter__(self) -> Iterator[tuple[int, int, np.ndarray]]:
+        last = -1
+        while True:
+            with self._cond:
+                deadline = time.monotonic() + self.stall_seconds
+                while not self._ended and (self._latest is None or self._latest[0] == last):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise StreamError(f"{redact(self.source)}: no frame for "
+                                          f"{self.stall_seconds:g} s after {self._sent} frames")
+                    self._cond.wait(left)
+                if self._latest is None or self._latest[0] == last:  # ended, nothing new
+                    raise StreamError(f"{redact(self.source)}: the stream ended after "
+                                      f"{self._sent} frames")
+                number, frame = self._latest
+            yield number, number - last - 1, frame
+            last = number
+
+    def close(self) -> None:
+        """Stop decoding and release the camera: at once, or (a stalled camera) when its
+        read times out, on the decoding thread, which is not waited for longer than a
+        second."""
+        self._stop = True
+        self._thread.join(timeout=1.0)
+
+    def __enter__(self) -> LiveStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
