@@ -122,3 +122,5 @@ def test_bad_options_for_a_camera_are_refused(capsys) -> None:
     assert "--frames must be at least 1" in capsys.readouterr().err
     assert main(["recognize", "--burst", "rtsp://127.0.0.1:1/x"]) == 2
     assert "not videos or cameras" in capsys.readouterr().err
+    assert main(["recognize", "--workers", "2", "rtsp://127.0.0.1:1/x"]) == 2
+    assert "read by one process" in capsys.readouterr().err

@@ -295,6 +295,10 @@ def run(args: argparse.Namespace) -> int:
     if args.frames is not None and args.frames < 1:
         raise CommandError("--frames must be at least 1")
     workers = workers_option(args)
+    if workers > 1 and any(isinstance(p, str) for p in files):
+        # frames taken ahead for the workers would wait in their queue: read late, not newest
+        raise CommandError("a live camera is read by one process (--workers 1): frames queued "
+                           "for workers would be read late")
     calibrator = _calibrator(args)
     rec = _recognizer(args)
     if args.burst:  # (one result: its frames are read here, one after another)
