@@ -19,6 +19,7 @@ import pytest
 from vision import kernels, onnxwire
 from vision.kernels import gemm_pays, gemm_routed, probe_crops
 from vision.recognize import DEFAULT_MODEL
+from vision.selfcheck import identity
 
 MODEL = Path(DEFAULT_MODEL)
 
@@ -149,6 +150,8 @@ def test_the_recogniser_reads_the_same_on_either_path(monkeypatch) -> None:
                             {recognize._file_key(MODEL): routed})
         monkeypatch.setattr(kernels, "_checked", {})  # check each session anew
         rec = recognize.Recognizer(MODEL)
+        # what the table records when its camera starts says which kernels read
+        assert identity(rec)["model_on_qgemm"] is routed
         out = [rec.recognize(recognize.load_image(p)) for p in images]
         for result in out:
             result.pop("elapsed_ms", None)

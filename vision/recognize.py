@@ -196,6 +196,12 @@ def _file_key(model: Path) -> tuple[str, int, int]:
     return str(model.resolve()), stat.st_size, stat.st_mtime_ns
 
 
+def on_qgemm(model: Path) -> bool:
+    """Whether this process reads with ``model``'s deeper convolutions moved to onnxruntime's
+    QGEMM path (:func:`vision.kernels.gemm_routed`; after it was opened here)."""
+    return _gemm_choice.get(_file_key(model), False)
+
+
 def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is imported lazily
     import onnxruntime as ort
 

@@ -161,11 +161,13 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
 def identity(rec) -> dict:  # noqa: ANN001
     """What reads the frames: the models' files and sha256, the thresholds (the calibrated
     one ``None`` where the reader reads calibrated tables at the frame's own sizes), the
-    libraries, the CPU's int8 flags and each model's kernel check (`vision.kernels`, in
-    quantisation steps). The table records it when its camera starts, so that the record says
+    libraries, the CPU's int8 flags, each model's kernel check (`vision.kernels`, in
+    quantisation steps) and whether the reader's deeper convolutions run on onnxruntime's
+    QGEMM path here. The table records it when its camera starts, so that the record says
     what read its cards.
     """
     from vision.kernels import check_session
+    from vision.recognize import on_qgemm
 
     kernels = {"model": check_session(rec.session, rec.model_path)}
     if rec.gate_session is not None:
@@ -175,7 +177,9 @@ def identity(rec) -> dict:  # noqa: ANN001
             "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
             "threshold": rec.threshold, "rank_colour_threshold": rec.rank_colour_threshold,
             "calibrated_threshold": rec.calibrated_threshold,
-            "environment": environment(), "kernel_steps": kernels}
+            "environment": environment(), "kernel_steps": kernels,
+            # the same arithmetic either way; which kernels ran (vision.kernels.gemm_pays)
+            "model_on_qgemm": on_qgemm(rec.model_path)}
 
 
 def write_reference(rec, path: Path = REFERENCE, samples: Path = SAMPLES) -> int:  # noqa: ANN001

@@ -51,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"reader {report['model']} {report['model_sha256'][:16]}…, gate {report['gate']} "
               f"{(report['gate_sha256'] or '')[:16]}…, threshold {report['threshold']}")
         print("kernel check: " + ", ".join(f"{k} {v:.1f} steps from its graph"
-                                           for k, v in report["kernel_steps"].items()))
+                                           for k, v in report["kernel_steps"].items())
+              + ("; the reader's deeper convolutions on QGEMM (AMX)"
+                 if report.get("model_on_qgemm") else ""))
         if report["same"]:
             print(f"the same reads as {report['reference']} on all {report['frames']} frames")
         else:
