@@ -1783,3 +1783,32 @@ def test_dedupe_keeps_what_the_all_pairs_test_keeps() -> None:
         assert [id(f) for f in _dedupe(doubled)] == [id(f) for f in all_pairs(doubled)]
         assert len(_dedupe(doubled)) <= len(frames)
     assert _dedupe([]) == []
+
+
+def test_shape_jitter_draws_other_glyph_shapes_and_nothing_at_share_zero() -> None:
+    """``--shape-jitter``: a chosen crop's dark glyph gets wider or narrower, slanted, its
+    ink thicker or thinner, in [0, 1] still; at share 0 the batch and the generator's stream
+    are untouched, so a run without it is the run it was."""
+    torch = pytest.importorskip("torch")
+    from vision.train_device import _shape_jitter
+
+    x = torch.ones(256, 3, CROP_H, CROP_W)
+    x[:, :, 8:24, 10:13] = 0.0  # a dark upright stroke, 3 px wide
+    gen = torch.Generator().manual_seed(3)
+    assert _shape_jitter(x, gen, 0.0) is x
+    assert torch.equal(torch.rand(4, generator=gen),
+                       torch.rand(4, generator=torch.Generator().manual_seed(3)))
+    out = _shape_jitter(x, torch.Generator().manual_seed(3), 1.0)
+    assert out.shape == x.shape and float(out.min()) >= 0.0 and float(out.max()) <= 1.0
+    ink = (1 - out).sum(dim=(1, 2, 3)) / 3  # the stroke's ink, in pixels
+    # thicker and thinner, widened and narrowed: the ink varies well beyond the 48 px drawn
+    assert float(ink.min()) < 40 and float(ink.max()) > 56
+    # slanted: the stroke's top and bottom rows no longer sit over the same columns
+    cols = torch.arange(CROP_W, dtype=torch.float32)
+    def centre(row: int) -> torch.Tensor:
+        weight = 1 - out[:, 0, row]
+        return (weight * cols).sum(1) / weight.sum(1).clamp(min=1e-6)
+    assert float((centre(10) - centre(22)).abs().max()) > 1.5
+    half = _shape_jitter(x, torch.Generator().manual_seed(3), 0.5)
+    unchanged = (half == x).flatten(1).all(1)
+    assert 0.3 < float(unchanged.float().mean()) < 0.7

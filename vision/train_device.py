@@ -196,6 +196,57 @@ def _augment(x, gen):  # noqa: ANN001, ANN202 - torch tensors; torch is a traini
     return x.clamp(0, 1)
 
 
+#: :func:`_shape_jitter`'s ranges: the glyphs' width and slant (shear), about the frame's
+#: corner point.
+SHAPE_WIDTH = (0.85, 1.15)
+SHAPE_SLANT = 0.2
+
+
+def _shape_jitter(x, gen, share: float):  # noqa: ANN001, ANN202 - torch tensors
+    """Another typeface's shapes for a ``share`` of a float batch ``(N, 3, H, W)`` in
+    [0, 1]: each chosen crop drawn :data:`SHAPE_WIDTH` wider or narrower and slanted by up to
+    :data:`SHAPE_SLANT` about the frame's corner point, and its ink a half pixel thicker or
+    thinner (a grey minimum or maximum over two pixels at twice the resolution). Nothing is
+    drawn from ``gen`` when ``share`` is 0, so a run without it is the run it was."""
+    import torch
+    import torch.nn.functional as F
+
+    if share <= 0:
+        return x
+    n, dev = len(x), x.device
+    chosen = torch.rand(n, generator=gen, device=dev) < share
+    m = int(chosen.sum())
+    if m == 0:
+        return x
+    h, w = CROP_H, CROP_W
+    cx, cy = -U0 / (U1 - U0) * w, -V0 / (V1 - V0) * h
+    width = torch.rand(m, generator=gen, device=dev) * (SHAPE_WIDTH[1] - SHAPE_WIDTH[0]) \
+        + SHAPE_WIDTH[0]
+    slant = (torch.rand(m, generator=gen, device=dev) * 2 - 1) * SHAPE_SLANT
+    thicker = torch.rand(m, generator=gen, device=dev) < 0.5
+    # input pixel = A (out - c) + c with A = [[1/width, slant], [0, 1]], as in _augment
+    a00, a01 = 1 / width, slant
+    sx, sy = 2.0 / w, 2.0 / h
+    theta = torch.zeros(m, 2, 3, device=dev)
+    theta[:, 0, 0], theta[:, 0, 1] = a00, a01 * sx / sy
+    theta[:, 1, 1] = 1.0
+    p0x, p0y = (w - 1) / 2, (h - 1) / 2
+    theta[:, 0, 2] = sx * (a00 * (p0x - cx) + a01 * (p0y - cy) + cx + 0.5) - 1
+    theta[:, 1, 2] = sy * (p0y + 0.5) - 1
+    xb = x[chosen]
+    grid = F.affine_grid(theta, list(xb.shape), align_corners=False)
+    xb = F.grid_sample(xb, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    big = F.pad(F.interpolate(xb, scale_factor=2, mode="bilinear", align_corners=False),
+                (0, 1, 0, 1), mode="replicate")
+    lighter = F.max_pool2d(big, 2, stride=1)  # the card grows into the ink: thinner strokes
+    darker = -F.max_pool2d(-big, 2, stride=1)  # the ink grows: thicker strokes
+    big = torch.where(thicker[:, None, None, None], darker, lighter)
+    xb = F.avg_pool2d(big, 2)
+    x = x.clone()
+    x[chosen] = xb
+    return x
+
+
 def _evaluate(model, x, y) -> dict:  # noqa: ANN001
     """Accuracy on all crops, and on card-code crops: right, and right/wrong at p >= 0.99."""
     import torch
@@ -221,7 +272,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
           max_lr: float, reject_fraction: float, init: Path | None = None,
           label_smoothing: float = 0.0, soft_illegible: bool = False,
           drop_illegible: bool = False, soft_colour: bool = False,
-          precision: str = "auto") -> dict:
+          precision: str = "auto", shape_jitter: float = 0.0) -> dict:
     """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
 
     From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
@@ -230,7 +281,8 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     rendered with ``--legibility``) a card-code crop flagged illegible is trained towards its
     rank with the four suits equally likely (:func:`soft_targets`; ``soft_colour``: the two of
     its colour), not towards its exact code; with ``drop_illegible`` such crops are left out of
-    training. ``precision``: :data:`vision.train.PRECISIONS`.
+    training. ``precision``: :data:`vision.train.PRECISIONS`. ``shape_jitter``: the share of
+    crops drawn as another typeface might draw them (:func:`_shape_jitter`).
     """
     import torch
     from torch import nn
@@ -267,7 +319,8 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     lossf = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
 
     def step(opt, idx) -> float:  # noqa: ANN001
-        xb = _augment(x_tr[idx].float() / 255, gen).contiguous(memory_format=torch.channels_last)
+        xb = _shape_jitter(x_tr[idx].float() / 255, gen, shape_jitter)
+        xb = _augment(xb, gen).contiguous(memory_format=torch.channels_last)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
             target = (y_tr[idx] if ill_tr is None
                       else soft_targets(y_tr[idx], ill_tr[idx], len(CLASSES), soft_colour))
@@ -419,6 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drop-illegible", action="store_true",
                     help="leave illegible card-code crops out of training (data rendered with "
                          "a legibility rule)")
+    ap.add_argument("--shape-jitter", type=float, default=0.0, metavar="P",
+                    help="draw a share P of the crops wider or narrower, slanted, their ink "
+                         "thicker or thinner, as another typeface might (default 0)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     add_precision_argument(ap)
@@ -442,7 +498,8 @@ def main(argv: list[str] | None = None) -> int:
     info = train(data["train"], data["cal"], args.out, log_dir / "train_log.jsonl", args.arch,
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
                  args.max_lr, args.reject_fraction, args.init, args.label_smoothing,
-                 args.soft_illegible, args.drop_illegible, args.soft_colour, args.precision)
+                 args.soft_illegible, args.drop_illegible, args.soft_colour, args.precision,
+                 args.shape_jitter)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
