@@ -132,3 +132,22 @@ def test_bad_options_for_a_camera_are_refused(capsys) -> None:
     assert "not videos or cameras" in capsys.readouterr().err
     assert main(["recognize", "--workers", "2", "rtsp://127.0.0.1:1/x"]) == 2
     assert "read by one process" in capsys.readouterr().err
+
+
+def test_a_lost_camera_is_opened_again_with_reconnect(capsys) -> None:
+    """``--reconnect``: each loss is an error line, the camera is opened again, and reading
+    goes on until ``--frames`` are read; the lines say their connection."""
+    with mjpeg_camera(frames=3, fps=20) as url:  # every connection: 3 frames, then closed
+        assert main(["recognize", "--json", url, "--frames", "7", "--reconnect", "0.1"]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    read = [line for line in lines if "cards" in line]
+    lost = [line for line in lines if "error" in line]
+    assert len(read) == 7
+    assert lost and all(line["error"].endswith("the stream ended after 3 frames")
+                        for line in lost)
+    connections = [line["connection"] for line in lines]
+    assert connections == sorted(connections) and connections[-1] >= 3
+    # within a connection the camera's frame numbers rise; each connection starts again
+    for c in set(connections):
+        numbers = [line["frame"] for line in read if line["connection"] == c]
+        assert numbers == sorted(set(numbers)) and all(n < 3 for n in numbers)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -47,6 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--frames", type=int, default=None, metavar="N",
                    help="of a live camera, stop after reading N frames (default: read until "
                         "it ends or Ctrl-C)")
+    p.add_argument("--reconnect", type=float, default=None, metavar="SECONDS",
+                   help="a live camera lost (or not opened) is reported and opened again "
+                        "after SECONDS, until --frames are read or Ctrl-C; each line says "
+                        "its \"connection\" (default: a lost camera ends its reading)")
     p.add_argument("--burst", action="store_true",
                    help="the images are frames of one still layout, taken one after another: "
                         "read each and report the fused reads once (\"images\" lists the "
@@ -156,38 +161,51 @@ def _read_placed(rec, img, calibrator) -> dict:  # noqa: ANN001
     return assign_spots(rec.recognize(img, rec.table_for(calibration)), calibration)
 
 
-def _error(image: str, exc: Exception, as_json: bool) -> None:
+def _error(head: dict, exc: Exception, as_json: bool) -> None:
+    """The error line of a job (its ``head``: the image, and a camera's connection)."""
     from tqdm import tqdm
 
     if as_json:
-        print(json.dumps({"image": image, "error": str(exc)}), flush=True)
+        print(json.dumps({**head, "error": str(exc)}), flush=True)
     else:
-        tqdm.write(f"{image}: error: {exc}", file=sys.stderr)
+        tqdm.write(f"{head['image']}: error: {exc}", file=sys.stderr)
 
 
-def _live_jobs(source: str, frames: int | None):  # noqa: ANN202 - a generator
+def _live_jobs(source: str, frames: int | None,  # noqa: ANN202 - a generator
+               reconnect: float | None = None):
     """The newest frames of a live camera, ``frames`` of them (else until it ends), then the
-    error that ended it (:class:`vision.stream.StreamError`), if one did."""
+    error that ended it (:class:`vision.stream.StreamError`), if one did. With ``reconnect``
+    (seconds), each error is reported and the camera opened again after that pause, until
+    ``frames`` are read (or Ctrl-C); each line then says which ``"connection"`` it came
+    from (1 first), as the camera's frame numbers start again with each."""
     shown = redact(source)
-    try:
-        with LiveStream(source) as live:
-            for read, (number, skipped, frame) in enumerate(live, 1):
-                yield {"image": shown, "frame": number, "skipped": skipped}, frame
-                if frames is not None and read >= frames:
-                    return
-    except StreamError as exc:
-        yield {"image": shown}, exc
+    read, connection = 0, 0
+    while True:
+        connection += 1
+        extra = {"connection": connection} if reconnect is not None else {}
+        try:
+            with LiveStream(source) as live:
+                for number, skipped, frame in live:
+                    read += 1
+                    yield {"image": shown, "frame": number, "skipped": skipped, **extra}, frame
+                    if frames is not None and read >= frames:
+                        return
+        except StreamError as exc:
+            yield {"image": shown, **extra}, exc
+        if reconnect is None:
+            return
+        time.sleep(reconnect)
 
 
 def _jobs(files: list[Path | str], every: int,  # noqa: ANN202 - a generator of three kinds
-          frames: int | None = None):
+          frames: int | None = None, reconnect: float | None = None):
     """``(head, what to read)`` in order: an image file's path (decoded where it is read),
     each read frame of each video or live camera (decoded here: a video is read from its
     start, a camera from now), or the error of one that cannot be read (or of the rest of
     one)."""
     for path in files:
         if isinstance(path, str):
-            yield from _live_jobs(path, frames)
+            yield from _live_jobs(path, frames, reconnect)
             continue
         if is_video(path):
             try:
@@ -268,7 +286,7 @@ def _run_burst(args: argparse.Namespace, files: list[Path | str], rec,  # noqa: 
     frames, read, failed = [], [], False
     for head, item in map(_load, _jobs(files, 1)):
         if isinstance(item, Exception):  # the other frames still make the burst
-            _error(head["image"], item, args.json)
+            _error(head, item, args.json)
             failed = True
             continue
         frames.append(item)
@@ -294,6 +312,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--every must be at least 1")
     if args.frames is not None and args.frames < 1:
         raise CommandError("--frames must be at least 1")
+    if args.reconnect is not None and args.reconnect < 0:
+        raise CommandError("--reconnect must be 0 seconds or more")
     workers = workers_option(args)
     if workers > 1 and any(isinstance(p, str) for p in files):
         # frames taken ahead for the workers would wait in their queue: read late, not newest
@@ -312,15 +332,15 @@ def run(args: argparse.Namespace) -> int:
         else -(-frame_count(p) // args.every) if is_video(p) else 1 for p in files)
     failed = 0
     conditions: Counter[str] = Counter()  # frames read, and those of each camera warning
-    reads = read_in_order(_read_job, _jobs(files, args.every, args.frames), (rec, calibrator),
-                          workers)
+    jobs = _jobs(files, args.every, args.frames, args.reconnect)
+    reads = read_in_order(_read_job, jobs, (rec, calibrator), workers)
     with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
         try:
             for head, result in reads:
                 bar.update()
                 if isinstance(result, Exception):
                     failed += 1
-                    _error(head["image"], result, args.json)
+                    _error(head, result, args.json)
                     continue
                 _print(head, result, args.json)
                 conditions.update(["frames", *(result.get("quality") or {}).get("warnings", ())])
