@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from vision import recognize
 from vision.kernels import (
     cpu_flags,
     disagreement,
@@ -33,15 +32,18 @@ from vision.kernels import (
     needs_exact_kernels,
     probe_crops,
 )
-from vision.recognize import DEFAULT_MODEL, _session
+from vision.recognize import DEFAULT_MODEL, _session, on_qgemm
 
 
-def _default(model: Path | bytes) -> ort.InferenceSession:
+def _default(model: Path | bytes, exact: bool = False) -> ort.InferenceSession:
     """``model`` (a file, or a model's bytes) as onnxruntime opens it without being asked
-    anything but one thread."""
+    anything but one thread (and, with ``exact``, the exact kernels where `vision.recognize`
+    asks for them)."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
+    if exact and needs_exact_kernels():
+        opts.add_session_config_entry("session.x64quantprecision", "1")
     source = model if isinstance(model, bytes) else str(model)
     return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
 
@@ -63,9 +65,8 @@ def main() -> int:
     }
     routed, moved = gemm_routed(args.model.read_bytes())
     if moved:  # the same model, its deeper convolutions on QGEMM (AMX where there is one)
-        sessions[f"{moved} convolutions moved to QGEMM"] = _default(routed)
-        print(f"vision.recognize keeps the QGEMM session: "
-              f"{recognize._gemm_choice.get(recognize._file_key(args.model), False)}")
+        sessions[f"{moved} convolutions moved to QGEMM"] = _default(routed, exact=True)
+        print(f"vision.recognize keeps the QGEMM session: {on_qgemm(args.model)}")
     graph = graph_session(args.model)
     name = sessions["onnxruntime's default"].get_inputs()[0].name
     shape = tuple(int(d) for d in graph.get_inputs()[0].shape[1:])

@@ -108,8 +108,8 @@ def routes_convs_to_gemm(flags: frozenset[str] | set[str] | None = None,
                          machine: str | None = None) -> bool:
     """Whether an int8 reader's deeper convolutions may be moved to onnxruntime's QGEMM path
     (:func:`gemm_routed`; :func:`gemm_pays` then decides): on an x86 CPU with AMX only.
-    Elsewhere the symmetric kernels stay (on a CPU with VNNI and no AMX the QGEMM path is
-    slower: see :func:`gemm_pays`).
+    Elsewhere the symmetric kernels stay (QGEMM without AMX was slower than them where it was
+    measured, on this CPU with AMX unused: see :func:`gemm_pays`).
 
     >>> routes_convs_to_gemm({"avx512_vnni", "amx_tile", "amx_int8"}, "x86_64")
     True

@@ -60,6 +60,7 @@ from vision.kernels import (
     routes_convs_to_gemm,
 )
 from vision.merge import _Read, merge_reads, read_floor
+from vision.onnxwire import WireError
 from vision.proposals import (
     IndexFrame,
     Outline,
@@ -217,6 +218,7 @@ def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is import
     # the weights for its U8U8 kernels: exact integer sums, the same output as VNNI's.
     if needs_exact_kernels():
         opts.add_session_config_entry("session.x64quantprecision", "1")
+
     def open_session(source: str | bytes):  # noqa: ANN202
         return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
 
@@ -227,7 +229,10 @@ def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is import
     session = None
     key = _file_key(model)
     if routes_convs_to_gemm() and _gemm_choice.get(key) is not False:
-        routed, moved = gemm_routed(model.read_bytes())
+        try:
+            routed, moved = gemm_routed(model.read_bytes())
+        except WireError:  # a file onnxruntime reads but the wire reader does not: as it is
+            routed, moved = b"", 0
         if moved:
             faster = open_session(routed)
             if key not in _gemm_choice:

@@ -47,7 +47,7 @@ def is_stream(source: str) -> bool:
     (True, False, False)
     """
     scheme, sep, _ = source.partition("://")
-    return bool(sep) and scheme.lower() in STREAM_SCHEMES or bool(_DEVICE.match(source))
+    return (bool(sep) and scheme.lower() in STREAM_SCHEMES) or bool(_DEVICE.match(source))
 
 
 def redact(source: str) -> str:
