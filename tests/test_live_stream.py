@@ -151,3 +151,27 @@ def test_a_lost_camera_is_opened_again_with_reconnect(capsys) -> None:
     for c in set(connections):
         numbers = [line["frame"] for line in read if line["connection"] == c]
         assert numbers == sorted(set(numbers)) and all(n < 3 for n in numbers)
+
+
+def test_ctrl_c_stops_reading_a_camera_quietly() -> None:
+    """Ctrl-C while a camera is read (no --frames: it would read on): status 130 at once,
+    no traceback, the lines before whole."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    with mjpeg_camera(frames=10_000, fps=25) as url:
+        proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "recognize", "--json",
+                                 url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                cwd=root, start_new_session=True)
+        first = json.loads(proc.stdout.readline())
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        rest, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - t0 < 5
+    assert "Traceback" not in err.decode() and first["cards"]
+    for line in rest.decode().splitlines():
+        assert "cards" in json.loads(line)
