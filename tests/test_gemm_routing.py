@@ -109,6 +109,25 @@ def test_bad_bytes_are_refused_with_a_clear_error() -> None:
     _, inits = onnxwire.graph(data)
     with pytest.raises(onnxwire.WireError, match="not an int8"):
         onnxwire.int8_values(data, inits["crops_scale"])
+    # values kept elsewhere (an external data file): not as many as the dimensions hold
+    bare = onnxwire.Initializer("w", onnxwire.INT8, (32, 4, 3, 3), None, (0, 0))
+    with pytest.raises(onnxwire.WireError, match="0 values for dimensions"):
+        onnxwire.int8_values(data, bare)
+
+
+def test_a_model_the_wire_reader_refuses_is_read_as_it_is(tmp_path, monkeypatch) -> None:
+    """Where the rewrite cannot parse a model, the recogniser opens the file as it is."""
+    from vision import recognize
+
+    def refuse(model: bytes, min_depth: int = 64) -> tuple[bytes, int]:
+        raise onnxwire.WireError("not parsed")
+
+    monkeypatch.setattr(recognize, "routes_convs_to_gemm", lambda: True)
+    monkeypatch.setattr(recognize, "gemm_routed", refuse)
+    monkeypatch.setattr(recognize, "_gemm_choice", {})
+    session = recognize._session(MODEL, 1)
+    assert session.get_inputs()[0].name == "crops"
+    assert recognize.on_qgemm(MODEL) is False
 
 
 def test_typed_int32_values_are_read_with_their_sign() -> None:

@@ -136,7 +136,10 @@ class Initializer:
 
 
 def _text(buf: bytes, start: int, end: int) -> str:
-    return buf[start:end].decode("utf-8")
+    try:
+        return buf[start:end].decode("utf-8")
+    except UnicodeDecodeError:
+        raise WireError(f"a name at byte {start} is not UTF-8 text") from None
 
 
 def _node(buf: bytes, start: int, end: int) -> Node:
@@ -212,7 +215,7 @@ def int8_values(model: bytes, init: Initializer) -> np.ndarray:
         raise WireError(f"{init.name}: not an int8 or uint8 tensor (type {init.data_type})")
     dtype = np.int8 if init.data_type == INT8 else np.uint8
     if init.raw is not None:
-        return np.frombuffer(model[init.raw[0]:init.raw[1]], dtype).copy()
+        return _counted(init, np.frombuffer(model[init.raw[0]:init.raw[1]], dtype).copy())
     ints: list[int] = []
     for f in fields(model, *init.span):
         if f.number != 5:
@@ -226,7 +229,15 @@ def int8_values(model: bytes, init: Initializer) -> np.ndarray:
                 ints.append(value)
     # int32 fields are written as 64-bit two's complement varints
     signed = [v - (1 << 64) if v >= 1 << 63 else v for v in ints]
-    return np.array(signed, np.int64).astype(dtype)
+    return _counted(init, np.array(signed, np.int64).astype(dtype))
+
+
+def _counted(init: Initializer, values: np.ndarray) -> np.ndarray:
+    """``values``, if they are as many as ``init``'s dimensions hold (not so for a tensor
+    whose values lie in an external file)."""
+    if values.size != int(np.prod(init.dims, dtype=np.int64)):
+        raise WireError(f"{init.name}: {values.size} values for dimensions {list(init.dims)}")
+    return values
 
 
 #: TensorProto fields that hold values: float_data, int32_data, string_data, int64_data,
