@@ -175,3 +175,24 @@ def test_ctrl_c_stops_reading_a_camera_quietly() -> None:
     assert "Traceback" not in err.decode() and first["cards"]
     for line in rest.decode().splitlines():
         assert "cards" in json.loads(line)
+
+
+def test_the_live_camera_benchmark_reports_rate_and_latency() -> None:
+    """benchmarks/live_camera.py serves labelled frames as a camera and reads it: frames
+    sent and read, the reading time and the latency, each a number."""
+    import re
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / "live_camera.py"),
+                          str(root / "sample_images"), "--fps", "10", "--seconds", "2"],
+                         capture_output=True, text=True, timeout=120, cwd=root,
+                         check=True).stdout
+    sent = int(re.search(r"camera: (\d+) frames sent", out).group(1))
+    read = int(re.search(r"read: (\d+) frames", out).group(1))
+    assert 15 <= sent <= 30 and 1 <= read <= sent
+    reading = float(re.search(r"reading time: median ([\d.]+) ms", out).group(1))
+    latency = float(re.search(r"latency, frame sent to its result: median ([\d.]+) ms",
+                              out).group(1))
+    assert 0 < reading <= latency
