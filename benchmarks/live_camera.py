@@ -3,21 +3,20 @@
     python benchmarks/live_camera.py DIR [--fps 25] [--seconds 30]
 
 Serves the JPEG frames of ``DIR`` (a labelled directory, `vision.evaluate.labelled_images`;
-in a loop) as an MJPEG camera over HTTP on this machine at ``--fps``, as IP cameras serve
-them, and reads it for ``--seconds`` with `vision.stream.LiveStream` and one single-threaded
-recogniser, as ``monster-match recognize URL`` does. Prints the frames sent and read, the
-frames skipped between reads, the median and 90th percentile of the reading time, and of the
-latency: from the moment the camera sent a frame to the moment its result was ready. The
-camera and the reader share this machine (the camera's thread is light: it writes bytes).
+in a loop) as an MJPEG camera over HTTP on this machine at ``--fps`` (`vision.mjpeg`), as IP
+cameras serve them, and reads it for ``--seconds`` with `vision.stream.LiveStream` and one
+single-threaded recogniser, as ``monster-match recognize URL`` does. Prints the frames sent
+and read, the frames skipped between reads, the median and 90th percentile of the reading
+time, and of the latency: from the moment the camera sent a frame to the moment its result
+was ready. The camera and the reader share this machine (the camera's thread is light: it
+writes bytes).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -25,49 +24,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.evaluate import labelled_images  # noqa: E402
+from vision.mjpeg import MjpegCamera  # noqa: E402
 from vision.recognize import Recognizer  # noqa: E402
 from vision.stream import LiveStream  # noqa: E402
-
-
-class Camera:
-    """An MJPEG camera on a local port sending ``jpegs`` in a loop at ``fps``; ``sent[k]``
-    is when (``time.perf_counter``) frame k of the connection went out."""
-
-    def __init__(self, jpegs: list[bytes], fps: float) -> None:
-        self.sent: list[float] = []
-        camera = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
-                self.send_response(200)
-                self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
-                self.end_headers()
-                start = time.perf_counter()
-                k = 0
-                try:
-                    while True:
-                        jpeg = jpegs[k % len(jpegs)]
-                        self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
-                                         b"Content-Length: %d\r\n\r\n" % len(jpeg) + jpeg
-                                         + b"\r\n")
-                        camera.sent.append(time.perf_counter())
-                        k += 1
-                        # paced on the clock, not by sleeps that add up
-                        time.sleep(max(0.0, start + k / fps - time.perf_counter()))
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/video.mjpg"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     if not jpegs:
         ap.error(f"{args.directory}: no labelled JPEG frames")
     rec = Recognizer(threads=1)
-    camera = Camera(jpegs, args.fps)
+    camera = MjpegCamera(jpegs, args.fps)
     read_ms, late_ms, skipped = [], [], []
     try:
         with LiveStream(camera.url) as live:

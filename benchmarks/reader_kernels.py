@@ -32,20 +32,15 @@ from vision.kernels import (
     needs_exact_kernels,
     probe_crops,
 )
-from vision.recognize import DEFAULT_MODEL, _session, on_qgemm
+from vision.recognize import DEFAULT_MODEL, _session, on_qgemm, session_options
 
 
-def _default(model: Path | bytes, exact: bool = False) -> ort.InferenceSession:
-    """``model`` (a file, or a model's bytes) as onnxruntime opens it without being asked
-    anything but one thread (and, with ``exact``, the exact kernels where `vision.recognize`
-    asks for them)."""
+def _default(model: Path) -> ort.InferenceSession:
+    """``model`` as onnxruntime opens it without being asked anything but one thread."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
-    if exact and needs_exact_kernels():
-        opts.add_session_config_entry("session.x64quantprecision", "1")
-    source = model if isinstance(model, bytes) else str(model)
-    return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
 
 
 def main() -> int:
@@ -65,7 +60,8 @@ def main() -> int:
     }
     routed, moved = gemm_routed(args.model.read_bytes())
     if moved:  # the same model, its deeper convolutions on QGEMM (AMX where there is one)
-        sessions[f"{moved} convolutions moved to QGEMM"] = _default(routed, exact=True)
+        sessions[f"{moved} convolutions moved to QGEMM"] = ort.InferenceSession(
+            routed, session_options(1), providers=["CPUExecutionProvider"])
         print(f"vision.recognize keeps the QGEMM session: {on_qgemm(args.model)}")
     graph = graph_session(args.model)
     name = sessions["onnxruntime's default"].get_inputs()[0].name

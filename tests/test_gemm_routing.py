@@ -17,8 +17,8 @@ import onnxruntime as ort
 import pytest
 
 from vision import kernels, onnxwire
-from vision.kernels import gemm_pays, gemm_routed, needs_exact_kernels, probe_crops
-from vision.recognize import DEFAULT_MODEL
+from vision.kernels import gemm_pays, gemm_routed, probe_crops
+from vision.recognize import DEFAULT_MODEL, session_options
 from vision.selfcheck import identity
 
 MODEL = Path(DEFAULT_MODEL)
@@ -27,11 +27,7 @@ MODEL = Path(DEFAULT_MODEL)
 def _open(source: str | bytes) -> ort.InferenceSession:
     """A session as `vision.recognize` opens one: exact integer kernels asked for on x86 CPUs
     without VNNI, whose fast ones saturate (each path its own way)."""
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    if needs_exact_kernels():
-        opts.add_session_config_entry("session.x64quantprecision", "1")
-    return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(source, session_options(1), providers=["CPUExecutionProvider"])
 
 
 def _dequantised_conv_weights(model: bytes) -> dict[str, np.ndarray]:
@@ -170,7 +166,7 @@ def test_the_recogniser_reads_the_same_on_either_path(monkeypatch) -> None:
     for routed in (False, True):
         monkeypatch.setattr(recognize, "routes_convs_to_gemm", lambda: True)
         monkeypatch.setattr(recognize, "_gemm_choice",
-                            {recognize._file_key(MODEL): routed})
+                            {recognize.model_key(MODEL): routed})
         monkeypatch.setattr(kernels, "_checked", {})  # check each session anew
         rec = recognize.Recognizer(MODEL)
         # what the table records when its camera starts says which kernels read

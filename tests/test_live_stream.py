@@ -4,16 +4,15 @@ socket, as IP cameras serve them), opened by OpenCV's FFmpeg backend."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from controller.cli import main
+from vision.mjpeg import MjpegCamera
 from vision.stream import LiveStream, StreamError
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_images" / "plastic_000.jpg"
@@ -21,37 +20,13 @@ SAMPLE = Path(__file__).resolve().parent.parent / "sample_images" / "plastic_000
 
 @contextmanager
 def mjpeg_camera(frames: int, fps: float, hold_seconds: float = 0.0) -> Iterator[str]:
-    """An HTTP MJPEG camera sending ``SAMPLE`` ``frames`` times at ``fps``, then (with
-    ``hold_seconds``) keeping the connection open without a frame, then closing it. Yields
-    its URL (with a user and password, as cameras are often addressed)."""
-    jpeg = SAMPLE.read_bytes()
-
-    class Camera(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            self.send_response(200)
-            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
-            self.end_headers()
-            try:
-                for _ in range(frames):
-                    self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
-                                     b"Content-Length: %d\r\n\r\n" % len(jpeg) + jpeg + b"\r\n")
-                    time.sleep(1 / fps)
-                time.sleep(hold_seconds)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the reader left
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Camera)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://floor:s3cret@127.0.0.1:{server.server_port}/video.mjpg"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A camera (`vision.mjpeg.MjpegCamera`) sending ``SAMPLE`` ``frames`` times a connection
+    at ``fps``, then (with ``hold_seconds``) keeping the connection open without a frame,
+    then closing it. Yields its URL, with a user and password, as cameras are often
+    addressed."""
+    with MjpegCamera([SAMPLE.read_bytes()], fps, frames, hold_seconds,
+                     credentials="floor:s3cret") as camera:
+        yield camera.url
 
 
 def test_the_newest_frame_each_time_then_the_end_as_an_error() -> None:

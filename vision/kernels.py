@@ -202,6 +202,13 @@ def pin_to_one_core(core: int | None = None) -> None:
         os.sched_setaffinity(0, {core if core is not None else min(os.sched_getaffinity(0))})
 
 
+def model_key(model: Path) -> tuple[str, int, int]:
+    """A model file as this process's once-per-model work knows it: its path, size and
+    modification time (a file replaced in place is another model)."""
+    stat = model.stat()
+    return str(model.resolve()), stat.st_size, stat.st_mtime_ns
+
+
 class KernelError(ValueError):
     """The CPU's kernels give another result than the model's graph: a model that cannot be
     used here, a ``ValueError`` like the recogniser's other refusals of a model file, so that
@@ -272,8 +279,7 @@ def check_session(session, model: Path) -> float:  # noqa: ANN001 - onnxruntime 
     """Run the probe through ``session`` and through ``model``'s graph node by node; return
     the disagreement in steps, raise :class:`KernelError` above :data:`MAX_STEPS`. Once per
     model file (path, size, modification time) and process."""
-    stat = model.stat()
-    key = (str(model.resolve()), stat.st_size, stat.st_mtime_ns)
+    key = model_key(model)
     if key in _checked:
         return _checked[key]
     inp = session.get_inputs()[0]

@@ -56,6 +56,7 @@ from vision.kernels import (
     check_session,
     gemm_pays,
     gemm_routed,
+    model_key,
     needs_exact_kernels,
     routes_convs_to_gemm,
 )
@@ -192,22 +193,17 @@ def load_image(path: str | Path) -> np.ndarray:
 _gemm_choice: dict[tuple[str, int, int], bool] = {}
 
 
-def _file_key(model: Path) -> tuple[str, int, int]:
-    stat = model.stat()
-    return str(model.resolve()), stat.st_size, stat.st_mtime_ns
-
-
 def on_qgemm(model: Path) -> bool:
     """Whether this process reads with ``model``'s deeper convolutions moved to onnxruntime's
     QGEMM path (:func:`vision.kernels.gemm_routed`; after it was opened here)."""
-    return _gemm_choice.get(_file_key(model), False)
+    return _gemm_choice.get(model_key(model), False)
 
 
-def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is imported lazily
+def session_options(threads: int):  # noqa: ANN201 - onnxruntime is imported lazily
+    """onnxruntime's options for a model the recogniser reads with: ``threads`` threads,
+    sequential, and exact integer kernels where the CPU's fast ones saturate."""
     import onnxruntime as ort
 
-    if not model.exists():
-        raise FileNotFoundError(f"vision model not found: {model}")
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
@@ -218,6 +214,15 @@ def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is import
     # the weights for its U8U8 kernels: exact integer sums, the same output as VNNI's.
     if needs_exact_kernels():
         opts.add_session_config_entry("session.x64quantprecision", "1")
+    return opts
+
+
+def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is imported lazily
+    import onnxruntime as ort
+
+    if not model.exists():
+        raise FileNotFoundError(f"vision model not found: {model}")
+    opts = session_options(threads)
 
     def open_session(source: str | bytes):  # noqa: ANN202
         return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
@@ -227,7 +232,7 @@ def _session(model: Path, threads: int):  # noqa: ANN202 - onnxruntime is import
     # (vision.kernels.gemm_routed), kept where it measures faster in this process; the file,
     # and what its SHA-256 names, are unchanged, and the check below runs on what is kept.
     session = None
-    key = _file_key(model)
+    key = model_key(model)
     if routes_convs_to_gemm() and _gemm_choice.get(key) is not False:
         try:
             routed, moved = gemm_routed(model.read_bytes())

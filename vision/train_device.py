@@ -138,6 +138,30 @@ def _load(files: list[str], legibility: bool = False) -> tuple[np.ndarray, np.nd
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), flags)
 
 
+def _warp_about_corner(x, a00, a01, a10, a11, tx, ty):  # noqa: ANN001, ANN202 - torch tensors
+    """Each crop of ``x`` ``(N, 3, H, W)`` resampled so that its input pixel for output pixel
+    ``p`` is ``A (p - c) + c + t``: ``A`` = [[a00, a01], [a10, a11]] and ``t`` = (tx, ty)
+    per crop, ``c`` the frame's corner point; bilinear, the border replicated."""
+    import torch
+    import torch.nn.functional as F
+
+    h, w = CROP_H, CROP_W
+    cx, cy = -U0 / (U1 - U0) * w, -V0 / (V1 - V0) * h
+    # grid_sample wants the map in [-1, 1] units (align_corners=False: n = 2 (p + .5) / size - 1)
+    sx, sy = 2.0 / w, 2.0 / h
+    theta = torch.empty(len(x), 2, 3, device=x.device)
+    theta[:, 0, 0], theta[:, 0, 1] = a00, a01 * sx / sy
+    theta[:, 1, 0], theta[:, 1, 1] = a10 * sy / sx, a11
+    # offset: input_norm at output_norm 0, i.e. at output pixel p0 = (size - 1) / 2
+    p0x, p0y = (w - 1) / 2, (h - 1) / 2
+    inx = a00 * (p0x - cx) + a01 * (p0y - cy) + cx + tx
+    iny = a10 * (p0x - cx) + a11 * (p0y - cy) + cy + ty
+    theta[:, 0, 2] = sx * (inx + 0.5) - 1
+    theta[:, 1, 2] = sy * (iny + 0.5) - 1
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
 def _augment(x, gen):  # noqa: ANN001, ANN202 - torch tensors; torch is a training-only dependency
     """Random geometry, blur and light on a float batch ``(N, 3, H, W)`` in [0, 1], on its device.
 
@@ -154,26 +178,11 @@ def _augment(x, gen):  # noqa: ANN001, ANN202 - torch tensors; torch is a traini
         return torch.rand(*shape, generator=gen, device=dev) * (hi - lo) + lo
 
     h, w = CROP_H, CROP_W
-    cx, cy = -U0 / (U1 - U0) * w, -V0 / (V1 - V0) * h
     ang = uni(-4, 4, n) * (math.pi / 180)
     s = uni(0.92, 1.08, n)
     tx, ty = uni(-1.5, 1.5, n), uni(-1.5, 1.5, n)
-    # input pixel = R (out - c) + c + t; grid_sample wants it in [-1, 1] units
-    # (align_corners=False: n = 2 (p + .5) / size - 1)
-    r00, r01 = s * torch.cos(ang), -s * torch.sin(ang)
-    r10, r11 = s * torch.sin(ang), s * torch.cos(ang)
-    sx, sy = 2.0 / w, 2.0 / h
-    theta = torch.empty(n, 2, 3, device=dev)
-    theta[:, 0, 0], theta[:, 0, 1] = r00, r01 * sx / sy
-    theta[:, 1, 0], theta[:, 1, 1] = r10 * sy / sx, r11
-    # offset: input_norm at output_norm 0, i.e. at output pixel p0 = (size - 1) / 2
-    p0x, p0y = (w - 1) / 2, (h - 1) / 2
-    inx = r00 * (p0x - cx) + r01 * (p0y - cy) + cx + tx
-    iny = r10 * (p0x - cx) + r11 * (p0y - cy) + cy + ty
-    theta[:, 0, 2] = sx * (inx + 0.5) - 1
-    theta[:, 1, 2] = sy * (iny + 0.5) - 1
-    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
-    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    x = _warp_about_corner(x, s * torch.cos(ang), -s * torch.sin(ang),
+                           s * torch.sin(ang), s * torch.cos(ang), tx, ty)
     blurred = torch.rand(n, generator=gen, device=dev) < 0.3
     if blurred.any():
         sig = uni(0.3, 0.8, int(blurred.sum()))
@@ -218,24 +227,13 @@ def _shape_jitter(x, gen, share: float):  # noqa: ANN001, ANN202 - torch tensors
     m = int(chosen.sum())
     if m == 0:
         return x
-    h, w = CROP_H, CROP_W
-    cx, cy = -U0 / (U1 - U0) * w, -V0 / (V1 - V0) * h
     width = torch.rand(m, generator=gen, device=dev) * (SHAPE_WIDTH[1] - SHAPE_WIDTH[0]) \
         + SHAPE_WIDTH[0]
     slant = (torch.rand(m, generator=gen, device=dev) * 2 - 1) * SHAPE_SLANT
     thicker = torch.rand(m, generator=gen, device=dev) < 0.5
-    # input pixel = A (out - c) + c with A = [[1/width, slant], [0, 1]], as in _augment
-    a00, a01 = 1 / width, slant
-    sx, sy = 2.0 / w, 2.0 / h
-    theta = torch.zeros(m, 2, 3, device=dev)
-    theta[:, 0, 0], theta[:, 0, 1] = a00, a01 * sx / sy
-    theta[:, 1, 1] = 1.0
-    p0x, p0y = (w - 1) / 2, (h - 1) / 2
-    theta[:, 0, 2] = sx * (a00 * (p0x - cx) + a01 * (p0y - cy) + cx + 0.5) - 1
-    theta[:, 1, 2] = sy * (p0y + 0.5) - 1
-    xb = x[chosen]
-    grid = F.affine_grid(theta, list(xb.shape), align_corners=False)
-    xb = F.grid_sample(xb, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    # input pixel = A (out - c) + c with A = [[1/width, slant], [0, 1]]
+    zero, one = torch.zeros(m, device=dev), torch.ones(m, device=dev)
+    xb = _warp_about_corner(x[chosen], 1 / width, slant, zero, one, zero, zero)
     big = F.pad(F.interpolate(xb, scale_factor=2, mode="bilinear", align_corners=False),
                 (0, 1, 0, 1), mode="replicate")
     lighter = F.max_pool2d(big, 2, stride=1)  # the card grows into the ink: thinner strokes

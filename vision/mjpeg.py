@@ -1,0 +1,64 @@
+"""A simulated IP camera speaking the bytes real ones do: JPEG frames as an HTTP
+``multipart/x-mixed-replace`` stream (MJPEG), on a local port. What `vision.stream` reads in
+the tests and in ``benchmarks/live_camera.py``; a real camera sends the same bytes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class MjpegCamera:
+    """Serves ``jpegs`` in a loop at ``fps`` (paced on the clock) to each client of
+    :attr:`url`; with ``frames``, each connection gets that many and then, after
+    ``hold_seconds`` without a frame, is closed. :attr:`sent` holds when
+    (``time.perf_counter``) each frame of the latest connection went out. ``credentials``
+    (``"user:password"``) only go into the URL, as cameras are often addressed: they are not
+    checked. Use as a context manager, or :meth:`close` it."""
+
+    def __init__(self, jpegs: list[bytes], fps: float, frames: int | None = None,
+                 hold_seconds: float = 0.0, credentials: str | None = None) -> None:
+        self.sent: list[float] = []
+        camera = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                self.send_response(200)
+                self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+                self.end_headers()
+                camera.sent = []
+                start = time.perf_counter()
+                k = 0
+                try:
+                    while frames is None or k < frames:
+                        jpeg = jpegs[k % len(jpegs)]
+                        self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
+                                         b"Content-Length: %d\r\n\r\n" % len(jpeg) + jpeg
+                                         + b"\r\n")
+                        camera.sent.append(time.perf_counter())
+                        k += 1
+                        # paced on the clock, not by sleeps that add up
+                        time.sleep(max(0.0, start + k / fps - time.perf_counter()))
+                    time.sleep(hold_seconds)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the reader left
+
+            def log_message(self, *args: object) -> None:
+                pass  # no access log on stderr
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        login = f"{credentials}@" if credentials else ""
+        self.url = f"http://{login}127.0.0.1:{self.server.server_port}/video.mjpg"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> MjpegCamera:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
