@@ -5,7 +5,8 @@ layout areas, cross-checked against the shoe (:mod:`controller.fusion`).
 settings say (four fixed points, or ArUco markers found in each frame).
 :class:`SimulatedCamera` draws the frame procedurally from what is on the layout (the demo's
 table), with the same perspective, light and noise as the vision model's validation scenes; the
-reading goes through the real recogniser, so a misread in the demo is a real misread. A frame
+reading goes through the real recogniser, so a misread in the demo is a real misread.
+:class:`LiveCamera` reads a live table's own camera (``[camera] source``). A frame
 kept for surveillance is the very frame read: it is encoded as kept (``[camera] frame_format``:
 lossless PNG, or JPEG) and the camera reads the decoded file, so reading the kept file again
 gives the same cards, to the bit, and its SHA-256 in the record
@@ -15,6 +16,7 @@ gives the same cards, to the bit, and its SHA-256 in the record
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +29,11 @@ from controller.config import CameraSettings
 from controller.fusion import CameraCard, CameraRankColour
 from vision.calibration import CalibrationError, TableCalibration, assign_spots
 from vision.recognize import DEFAULT_MODEL, Recognizer
+from vision.stream import OPEN_SECONDS, STALL_SECONDS, LiveStream, StreamError, redact
 from vision.tablesize import from_labels
 
-__all__ = ["CalibrationError", "CameraRead", "LayoutCalibrator", "SimulatedCamera"]
+__all__ = ["CalibrationError", "CameraRead", "FrameReader", "LayoutCalibrator", "LiveCamera",
+           "SimulatedCamera"]
 
 #: How the frames kept for surveillance (the frames read) are encoded, by ``[camera]
 #: frame_format``: the file suffix and OpenCV's encoder settings. PNG at its fastest level is
@@ -87,67 +91,30 @@ class CameraRead:
     rank_colour: list[CameraRankColour] = field(default_factory=list)
     #: The frame's condition (:mod:`vision.quality`: card size, edge blur, warnings).
     quality: dict[str, Any] | None = None
+    #: Why no frame was read: a live camera that could not be opened, stalled or ended.
+    camera_error: str | None = None
 
 
-class SimulatedCamera:
-    """Renders the layout, reads it back with the vision model, keeps the frames for
-    surveillance (JPEG files in ``frames_dir``). With ``[camera] burst`` over 1 each check
-    renders that many frames of the still layout (fresh sensor noise in each) and fuses their
-    reads (:meth:`vision.recognize.Recognizer.recognize_burst`)."""
+class FrameReader:
+    """What every camera of the table does with its frames: keep them for surveillance
+    (:meth:`_keep`, in ``frames_dir``, encoded as ``[camera] frame_format`` says) and read
+    the kept files with the vision model, fused over a burst, placing the cards on the layout
+    (:meth:`read`)."""
 
-    def __init__(self, frames_dir: Path | None, seed: int = 0, design: str = "plastic",
-                 recognizer: Recognizer | None = None, size: tuple[int, int] = (1280, 720),
-                 tilt_max: float = 25.0, card_px: tuple[float, float] = (46.0, 54.0),
-                 settings: CameraSettings | None = None) -> None:
+    def __init__(self, frames_dir: Path | None, recognizer: Recognizer | None,
+                 settings: CameraSettings | None) -> None:
         self.frames_dir = frames_dir
         if frames_dir is not None:
             frames_dir.mkdir(parents=True, exist_ok=True)
-        self.rng = np.random.default_rng(seed)
-        self.design = design
         self.recognizer = recognizer or Recognizer((settings and settings.model)
                                                    or DEFAULT_MODEL)
-        self.size = size
-        self.tilt_max = tilt_max
-        # A fixed table camera frames the whole layout: cards ~46-54 px wide at 720p.
-        self.card_px = card_px
-        # With ArUco calibration the simulated layout carries the configured markers and each
-        # frame is calibrated from them; otherwise the simulator's own pose is the calibration.
-        self.calibrator = LayoutCalibrator(settings) if (
-            settings is not None and settings.calibration == "aruco") else None
         self.burst = settings.burst if settings is not None else 1
-        self.by_hand = settings is not None and settings.place == "hand"
         self.frame_format = settings.frame_format if settings is not None else "png"
         if self.burst > self.recognizer.burst_frames:
             raise ValueError(
                 f"[camera] burst = {self.burst}, but the model's burst threshold was chosen for "
                 f"bursts of up to {self.recognizer.burst_frames} frames: set burst to at most "
                 "that (more frames are more chances to misread)")
-
-    def capture(self, layout: Mapping[str, Sequence[str]], name: str | None = None
-                ) -> CameraRead:
-        """Draw ``layout`` (area -> card codes in dealing order, ``"XX"`` face down) and read it."""
-        from vision.synth import render_burst
-
-        markers = self.calibrator.settings.aruco_markers if self.calibrator else None
-        frames, labels = render_burst(layout, self.rng, self.burst, design=self.design,
-                                      size=self.size, tilt_max=self.tilt_max,
-                                      card_px=self.card_px, markers=markers,
-                                      hands_in_area=True)
-        frames, names, hashes = self._keep(frames, name)
-        error = None
-        if self.calibrator is not None:
-            try:
-                calibration = self.calibrator.for_frame(frames[0])
-            except CalibrationError as exc:
-                calibration, error = None, str(exc)
-        else:  # the simulator's own layout-to-image homography, and its deck's size
-            table = from_labels(labels)
-            calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm,
-                                           by_hand=self.by_hand)
-        read = self.read(frames, calibration)
-        read.frame_names, read.frame_sha256 = names, hashes
-        read.calibration_error = error
-        return read
 
     def _keep(self, frames: np.ndarray | Sequence[np.ndarray], name: str | None
               ) -> tuple[list[np.ndarray], list[str], list[str]]:
@@ -200,3 +167,132 @@ class SimulatedCamera:
                           float(result.get("elapsed_ms", 0.0)), names, hashes,
                           warning=result.get("warning"), frames=len(frames),
                           rank_colour=rank_colour, quality=result.get("quality"))
+
+
+class SimulatedCamera(FrameReader):
+    """Renders the layout, reads it back with the vision model, keeps the frames for
+    surveillance (JPEG files in ``frames_dir``). With ``[camera] burst`` over 1 each check
+    renders that many frames of the still layout (fresh sensor noise in each) and fuses their
+    reads (:meth:`vision.recognize.Recognizer.recognize_burst`)."""
+
+    def __init__(self, frames_dir: Path | None, seed: int = 0, design: str = "plastic",
+                 recognizer: Recognizer | None = None, size: tuple[int, int] = (1280, 720),
+                 tilt_max: float = 25.0, card_px: tuple[float, float] = (46.0, 54.0),
+                 settings: CameraSettings | None = None) -> None:
+        super().__init__(frames_dir, recognizer, settings)
+        self.rng = np.random.default_rng(seed)
+        self.design = design
+        self.size = size
+        self.tilt_max = tilt_max
+        # A fixed table camera frames the whole layout: cards ~46-54 px wide at 720p.
+        self.card_px = card_px
+        # With ArUco calibration the simulated layout carries the configured markers and each
+        # frame is calibrated from them; otherwise the simulator's own pose is the calibration.
+        self.calibrator = LayoutCalibrator(settings) if (
+            settings is not None and settings.calibration == "aruco") else None
+        self.by_hand = settings is not None and settings.place == "hand"
+
+    def capture(self, layout: Mapping[str, Sequence[str]], name: str | None = None
+                ) -> CameraRead:
+        """Draw ``layout`` (area -> card codes in dealing order, ``"XX"`` face down) and read it."""
+        from vision.synth import render_burst
+
+        markers = self.calibrator.settings.aruco_markers if self.calibrator else None
+        frames, labels = render_burst(layout, self.rng, self.burst, design=self.design,
+                                      size=self.size, tilt_max=self.tilt_max,
+                                      card_px=self.card_px, markers=markers,
+                                      hands_in_area=True)
+        frames, names, hashes = self._keep(frames, name)
+        error = None
+        if self.calibrator is not None:
+            try:
+                calibration = self.calibrator.for_frame(frames[0])
+            except CalibrationError as exc:
+                calibration, error = None, str(exc)
+        else:  # the simulator's own layout-to-image homography, and its deck's size
+            table = from_labels(labels)
+            calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm,
+                                           by_hand=self.by_hand)
+        read = self.read(frames, calibration)
+        read.frame_names, read.frame_sha256 = names, hashes
+        read.calibration_error = error
+        return read
+
+
+class LiveCamera(FrameReader):
+    """The table's own camera (``[camera] source``: a stream URL or ``/dev/videoN``), read
+    as :class:`SimulatedCamera` reads its drawings: each check keeps its frames and reads the
+    kept files, calibrated by ``[camera] calibration`` (four points, or the ArUco markers of
+    each frame) to place the cards on the layout.
+
+    A check reads the newest frames decoded ``[camera] settle_ms`` or more after it was
+    asked for (:meth:`vision.stream.LiveStream.next_frame`), ``[camera] burst`` of them one
+    after another, so a card is read lying still, never from a frame of before the deal.
+    A camera that cannot be opened, stalls or ends makes a :class:`CameraRead` with no cards
+    and the reason in ``camera_error`` (the table holds the round on it:
+    :meth:`controller.service.TableService.camera_check`); the next check opens it again.
+    The camera is opened by :meth:`open` or the first check, and released by :meth:`close`.
+    """
+
+    def __init__(self, settings: CameraSettings, frames_dir: Path | None,
+                 recognizer: Recognizer | None = None, open_seconds: float = OPEN_SECONDS,
+                 stall_seconds: float = STALL_SECONDS) -> None:
+        if settings.source == "sim":
+            raise ValueError("[camera] source names no live camera (\"sim\")")
+        if settings.calibration == "none":
+            raise ValueError("a live camera needs [camera] calibration \"points\" or \"aruco\"")
+        super().__init__(frames_dir, recognizer, settings)
+        self.source = settings.source
+        self.settle_s = settings.settle_ms / 1000.0
+        self.calibrator = LayoutCalibrator(settings)
+        self.open_seconds = open_seconds
+        self.stall_seconds = stall_seconds
+        self._stream: LiveStream | None = None
+
+    @property
+    def name(self) -> str:
+        """The camera's source without its URL's password."""
+        return redact(self.source)
+
+    def open(self) -> None:
+        """Open the camera now (:class:`vision.stream.StreamError` if it cannot be)."""
+        if self._stream is None:
+            self._stream = LiveStream(self.source, self.open_seconds, self.stall_seconds)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+    def capture(self, layout: Mapping[str, Sequence[str]] | None = None,
+                name: str | None = None) -> CameraRead:
+        """Read the layout as the camera shows it now (``layout``, what the controller
+        expects there, is not looked at: the cross-check compares); ``name``: the kept
+        frames' file name, as :meth:`FrameReader._keep` says."""
+        asked = time.monotonic()
+        try:
+            self.open()
+            assert self._stream is not None
+            frames, number, since = [], -1, asked + self.settle_s
+            while len(frames) < self.burst:
+                number, _, frame = self._stream.next_frame(number, since)
+                frames.append(frame)
+        except StreamError as exc:
+            self.close()
+            return CameraRead([], [], [], 0.0, camera_error=str(exc))
+        frames, names, hashes = self._keep(frames, name)
+        error = None
+        try:
+            calibration = self.calibrator.for_frame(frames[0])
+        except CalibrationError as exc:
+            calibration, error = None, str(exc)
+        read = self.read(frames, calibration)
+        read.frame_names, read.frame_sha256 = names, hashes
+        read.calibration_error = error
+        return read
+
+    def __enter__(self) -> LiveCamera:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -73,11 +73,21 @@ class CameraSettings:
     #: How the frames kept for surveillance are encoded (``controller.camera.FRAME_ENCODINGS``):
     #: ``"png"``, lossless; ``"jpeg"``, a tenth of the disk.
     frame_format: str = "png"
+    #: The camera a live table reads (``monster-match table --live``): a stream URL or
+    #: ``/dev/videoN`` (:func:`vision.stream.is_stream`); ``"sim"``: none (the demo draws
+    #: its own frames).
+    source: str = "sim"
+    #: A check reads frames decoded at least this long (milliseconds) after it was asked for:
+    #: the card just dealt lies still and the dealer's hand is out of the picture.
+    settle_ms: int = 400
 
 
 CALIBRATIONS = ("none", "points", "aruco")
 PLACEMENTS = ("card", "hand")
 FRAME_FORMATS = ("png", "jpeg")
+#: The longest settle a camera check may wait (milliseconds): under a live camera's stall
+#: limit (vision.stream.STALL_SECONDS), which it would otherwise count as a lost camera.
+MAX_SETTLE_MS = 5000
 #: The most frames a check of the layout may read (a second of a 30 fps camera).
 MAX_BURST = 30
 
@@ -292,9 +302,24 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
         raise src.error(f"[camera] frame_format is how kept frames are encoded, one of "
                         f"{', '.join(FRAME_FORMATS)}, got {frame_format!r}", "camera",
                         "frame_format")
+    source = _get(src, doc, "camera", "source", str)
+    from vision.stream import is_stream, redact
+
+    if source != "sim" and not is_stream(source):
+        raise src.error(f"[camera] source is the table's camera: a stream URL (rtsp://, "
+                        f"http://, ...) or /dev/videoN, or \"sim\", got {redact(source)!r}",
+                        "camera", "source")
+    if source != "sim" and method == "none":
+        raise src.error("[camera] source: a live camera needs calibration = \"points\" or "
+                        "\"aruco\" to place the cards it reads on the layout", "camera",
+                        "calibration")
+    settle_ms = _get(src, doc, "camera", "settle_ms", int)
+    if not 0 <= settle_ms <= MAX_SETTLE_MS:
+        raise src.error(f"[camera] settle_ms is how long a check waits for the layout to lie "
+                        f"still, 0 to {MAX_SETTLE_MS}, got {settle_ms}", "camera", "settle_ms")
     return CameraSettings(method, max_distance, points["image_points"],
                           points["layout_points"], dictionary, markers, areas, model, burst,
-                          card_mm, place, frame_format)
+                          card_mm, place, frame_format, source, settle_ms)
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

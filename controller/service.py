@@ -90,7 +90,8 @@ class TableService:
                      frame_warning: str | None = None,
                      rank_colour: Sequence[CameraRankColour] = (),
                      quality: dict[str, Any] | None = None,
-                     frame_sha256: Sequence[str] = ()) -> FusionResult:
+                     frame_sha256: Sequence[str] = (),
+                     camera_error: str | None = None) -> FusionResult:
         """Cross-check one camera reading of the layout against the shoe's cards of the round;
         record the camera's code for each card and the frame; hold the round on any problem
         (or, if it has closed meanwhile, record an alert for surveillance). A frame that could
@@ -106,13 +107,17 @@ class TableService:
         row (a camera blurred, shaking, too dark, or seeing the cards too small), or cleared
         by as many without it, is a ``camera_condition`` audit record with what was measured, for
         surveillance to tell cards the camera could not read from cards that were not there.
-        It holds no round: an unread card is no problem by itself."""
+        It holds no round: an unread card is no problem by itself. ``camera_error``: why no
+        frame could be read (a live camera lost, :class:`controller.camera.LiveCamera`): the
+        round is held, nothing being checked."""
         with self.lock:
             self._record_condition(round_id, quality)
             table = self.table
             rnd = table.round(round_id)
             visible = [c for c in rnd.cards if hole_up or c["spot"] != "dealer:hole"]
-            if calibration_error is not None:
+            if camera_error is not None:
+                result = FusionResult(problems=[f"camera frame not read: {camera_error}"])
+            elif calibration_error is not None:
                 result = FusionResult(problems=[
                     f"camera frame not placed on the layout: {calibration_error}"])
             else:

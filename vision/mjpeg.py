@@ -1,6 +1,7 @@
 """A simulated IP camera speaking the bytes real ones do: JPEG frames as an HTTP
 ``multipart/x-mixed-replace`` stream (MJPEG), on a local port. What `vision.stream` reads in
-the tests and in ``benchmarks/live_camera.py``; a real camera sends the same bytes."""
+the tests and in ``benchmarks/live_camera.py``, and the live table's camera
+(:class:`controller.camera.LiveCamera`) in its tests; a real camera sends the same bytes."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class MjpegCamera:
     def __init__(self, jpegs: list[bytes], fps: float, frames: int | None = None,
                  hold_seconds: float = 0.0, credentials: str | None = None) -> None:
         self.sent: list[float] = []
+        self.jpegs = list(jpegs)
         camera = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -32,7 +34,8 @@ class MjpegCamera:
                 k = 0
                 try:
                     while frames is None or k < frames:
-                        jpeg = jpegs[k % len(jpegs)]
+                        shown = camera.jpegs  # (one read: show() may swap the list)
+                        jpeg = shown[k % len(shown)]
                         self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
                                          b"Content-Length: %d\r\n\r\n" % len(jpeg) + jpeg
                                          + b"\r\n")
@@ -52,6 +55,12 @@ class MjpegCamera:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         login = f"{credentials}@" if credentials else ""
         self.url = f"http://{login}127.0.0.1:{self.server.server_port}/video.mjpg"
+
+    def show(self, jpegs: list[bytes]) -> None:
+        """Send ``jpegs`` (in a loop) from the next frame on: what the camera sees changed."""
+        if not jpegs:
+            raise ValueError("a camera shows at least one frame")
+        self.jpegs = list(jpegs)
 
     def close(self) -> None:
         self.server.shutdown()

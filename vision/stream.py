@@ -95,7 +95,8 @@ class LiveStream:
             raise StreamError(f"{redact(source)}: the camera could not be opened")
         self._cap = cap
         self._cond = threading.Condition()
-        self._latest: tuple[int, np.ndarray] | None = None
+        #: the newest frame: its number, when it was decoded (``time.monotonic``), the frame
+        self._latest: tuple[int, float, np.ndarray] | None = None
         self._sent = 0  # frames the camera sent (decoded here)
         self._ended = False
         self._stop = False
@@ -112,7 +113,7 @@ class LiveStream:
                         self._ended = True
                         self._cond.notify_all()
                         return
-                    self._latest = (self._sent, frame)
+                    self._latest = (self._sent, time.monotonic(), frame)
                     self._sent += 1
                     self._cond.notify_all()
         finally:
@@ -121,20 +122,35 @@ class LiveStream:
     def __iter__(self) -> Iterator[tuple[int, int, np.ndarray]]:
         last = -1
         while True:
-            with self._cond:
-                deadline = time.monotonic() + self.stall_seconds
-                while not self._ended and (self._latest is None or self._latest[0] == last):
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise StreamError(f"{redact(self.source)}: no frame for "
-                                          f"{self.stall_seconds:g} s after {self._sent} frames")
-                    self._cond.wait(left)
-                if self._latest is None or self._latest[0] == last:  # ended, nothing new
-                    raise StreamError(f"{redact(self.source)}: the stream ended after "
-                                      f"{self._sent} frames")
-                number, frame = self._latest
+            number, _, frame = self.next_frame(last)
             yield number, number - last - 1, frame
             last = number
+
+    def next_frame(self, after: int = -1, since: float | None = None
+                   ) -> tuple[int, float, np.ndarray]:
+        """The newest frame numbered above ``after`` and decoded at ``since``
+        (``time.monotonic``) or later, waiting for it: ``(frame number, when it was decoded,
+        BGR frame)``. :class:`StreamError` when none comes for :attr:`stall_seconds` or the
+        stream ends first. A table's camera check asks for a frame taken after the cards
+        were placed, not the one decoded while the dealer's hand was still over them."""
+        with self._cond:
+            deadline = time.monotonic() + self.stall_seconds
+
+            def fresh() -> bool:
+                return self._latest is not None and self._latest[0] > after and (
+                    since is None or self._latest[1] >= since)
+
+            while not self._ended and not fresh():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StreamError(f"{redact(self.source)}: no frame for "
+                                      f"{self.stall_seconds:g} s after {self._sent} frames")
+                self._cond.wait(left)
+            if not fresh():  # ended, nothing new
+                raise StreamError(f"{redact(self.source)}: the stream ended after "
+                                  f"{self._sent} frames")
+            assert self._latest is not None
+            return self._latest
 
     def close(self) -> None:
         """Stop decoding and release the camera: at once, or (a stalled camera) when its
