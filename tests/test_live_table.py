@@ -1,0 +1,117 @@
+"""``monster-match table --live``: the controller on its real devices, here a shoe and a
+table board simulated on pseudo-terminals (the bytes of real ones) and an IP camera serving
+MJPEG over HTTP; people's actions come from the test. A whole round: bets opened on the
+board, lock-out, chip count, the shoe's cards, the camera's checks once the hole card is
+dealt and once it is turned, both cross-checked and recorded with their frames."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.auth import Role
+from controller.books import camera_reads
+from controller.cli import main
+from controller.config import load_config
+from controller.devices.sim import BoardSimulator, ShoeSimulator
+from controller.live import LiveOptions, LiveTable, LiveTableError
+from controller.rounds import State
+from tests.test_live_camera import layout_jpegs
+from vision.mjpeg import MjpegCamera
+
+DEALT = {"seat1": ["7H", "2C"], "dealer": ["JD", "XX"]}
+REVEALED = {"seat1": ["7H", "2C"], "dealer": ["JD", "5S"]}
+
+
+def wait(cond, what: str, timeout: float = 10.0) -> None:  # noqa: ANN001
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def rig(tmp_path: Path):  # noqa: ANN201
+    shoe = ShoeSimulator("pty", cards=[], decks=6, shuffle=True, linger=10**6)
+    board = BoardSimulator("pty", seats=6)
+    shoe.start()
+    board.start()
+    camera = MjpegCamera(layout_jpegs({"seat4": ["KC", "4D"]}, 1), fps=20)  # last round's
+    (tmp_path / "t.toml").write_text(
+        f'[devices]\nshoe = "{shoe.url}"\nboard = "{board.url}"\n'
+        f'[camera]\ncalibration = "aruco"\nsource = "{camera.url}"\nsettle_ms = 200\n')
+    opts = LiveOptions(db=str(tmp_path / "t.db"), port=0, poll_s=0.05)
+    table = LiveTable(load_config(tmp_path / "t.toml"), opts, say=lambda line: None)
+    table.start()
+    runner = threading.Thread(target=table.run, daemon=True)
+    runner.start()
+    yield table, shoe, board, camera
+    opts.stop.set()
+    runner.join(5)
+    table.close()
+    camera.close()
+    shoe.close()
+    board.close()
+
+
+def test_a_live_round_is_checked_by_the_camera_twice(rig, tmp_path: Path) -> None:  # noqa: ANN001
+    table, shoe, board, camera = rig
+    svc, t = table.svc, table.svc.table
+    # (through the service's lock, as the consoles do: the device threads share the store)
+    svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
+    dealer = svc.call(lambda: svc.actor(svc.auth.login("d", "dealer-password")))
+    wait(lambda: svc.call(svc.store.get_meta, "burn_pending") == "1", "the shoe's SHUFFLE")
+    svc.call(t.open_round, dealer)  # at the dealer console: the table opens the board's bets
+    board.main(1, True)
+    board.bet(1, True)
+    wait(lambda: 1 in svc.call(t.current).wagers, "the wager")
+    board.press("LOCKOUT")
+    wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
+    svc.call(t.chip_count, 1, dealer)
+    rid = svc.call(t.current).id
+    camera.show(layout_jpegs(DEALT, 2))  # the cards as they will lie once dealt
+    for code in ("9S", "7H", "JD", "2C", "5S"):  # burn, seat 1, up, seat 1, hole
+        shoe.deliver("CARD", code, "1000")
+    wait(lambda: len(svc.call(camera_reads, svc.store, rid)) == 1, "the check of the deal")
+    camera.show(layout_jpegs(REVEALED, 3))
+    board.press("REVEAL")
+    wait(lambda: len(svc.call(camera_reads, svc.store, rid)) == 2, "the check of the reveal")
+    (dealt, first), (_, second) = svc.call(camera_reads, svc.store, rid)
+    assert (first["hole_up"], second["hole_up"]) == (False, True)
+    assert first["problems"] == [] and second["problems"] == []
+    assert [f["name"] for f in first["frames"] + second["frames"]] == [
+        f"round{rid:06d}-dealt.png", f"round{rid:06d}-revealed.png"]
+    codes = {c["position"]: (c["code"], c["camera_code"]) for c in svc.call(t.round, rid).cards}
+    # every card the camera read is the shoe's; the hole card is read at the reveal only
+    assert all(code == camera_code for code, camera_code in codes.values() if camera_code)
+    assert "3" not in first["camera"] and second["camera"].get("3") == "5S", (first, second)
+    assert first["camera"].get("1") == "JD"  # the up card, at the deal
+    assert svc.call(t.round, rid).effective_state is not State.HELD
+    # the books, the chains and the kept frames check out
+    assert main(["audit", "--db", table.opts.db, "--frames", str(table.frames_dir)]) == 0
+
+
+def test_a_live_table_needs_its_devices_and_camera(tmp_path: Path) -> None:
+    with pytest.raises(LiveTableError, match=r'\[devices\] shoe is "sim"'):
+        LiveTable(load_config(), LiveOptions(db=str(tmp_path / "t.db")))
+    (tmp_path / "t.toml").write_text(
+        '[devices]\nshoe = "socket://127.0.0.1:9"\nboard = "socket://127.0.0.1:9"\n')
+    table = LiveTable(load_config(tmp_path / "t.toml"), LiveOptions(db=str(tmp_path / "t.db")))
+    try:
+        with pytest.raises(LiveTableError, match="a device could not be opened"):
+            table.start()
+    finally:
+        table.close()
+
+
+def test_table_live_from_the_command_line_says_what_is_missing(tmp_path: Path,
+                                                              capsys) -> None:  # noqa: ANN001
+    assert main(["table", "--live", "--db", str(tmp_path / "t.db")]) == 2
+    assert '[devices] shoe is "sim"' in capsys.readouterr().err
+    assert main(["table", "--live", "--rounds", "3"]) == 2
+    assert "--rounds is for --simulate" in capsys.readouterr().err
+    assert main(["table", "--simulate", "--db", str(tmp_path / "t.db")]) == 2
+    assert "--simulate needs --db FILE and --rounds N" in capsys.readouterr().err
