@@ -115,3 +115,19 @@ def test_table_live_from_the_command_line_says_what_is_missing(tmp_path: Path,
     assert "--rounds is for --simulate" in capsys.readouterr().err
     assert main(["table", "--simulate", "--db", str(tmp_path / "t.db")]) == 2
     assert "--simulate needs --db FILE and --rounds N" in capsys.readouterr().err
+
+
+def test_a_restarted_live_table_does_not_check_a_round_twice(tmp_path: Path,
+                                                            dealt_service) -> None:  # noqa: ANN001
+    """The checks a round's record already holds frames of are not made again after a
+    restart (the round being dealt, its deal checked): the next check due is the reveal's."""
+    svc, rid = dealt_service
+    for code in ("JD", "2C", "5S"):  # up, seat 1, hole
+        svc.call(svc.table.deal, code)
+    svc.camera_check(rid, [], hole_up=False, frame_names=[f"round{rid:06d}-dealt.png"])
+    (tmp_path / "t.toml").write_text(
+        '[devices]\nshoe = "socket://127.0.0.1:9"\nboard = "socket://127.0.0.1:9"\n')
+    table = LiveTable(load_config(tmp_path / "t.toml"), LiveOptions(db="unused"))
+    table.svc = svc  # the restarted table's service on the same store
+    table._resume()
+    assert table._checked == {(rid, False)} and table._dealing == rid
