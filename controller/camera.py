@@ -138,6 +138,24 @@ class FrameReader:
             kept.append(cv2.imdecode(buf, cv2.IMREAD_COLOR))
         return kept, names, hashes
 
+    def _read_kept(self, frames: Sequence[np.ndarray], name: str | None,
+                   calibrator: LayoutCalibrator | None,
+                   calibration: TableCalibration | None = None) -> CameraRead:
+        """One check: ``frames`` kept (:meth:`_keep`) and the kept ones read, placed by the
+        calibration ``calibrator`` finds in the first (a frame it cannot calibrate is read
+        unplaced, why in ``calibration_error``), or without one by ``calibration``."""
+        frames, names, hashes = self._keep(frames, name)
+        error = None
+        if calibrator is not None:
+            try:
+                calibration = calibrator.for_frame(frames[0])
+            except CalibrationError as exc:
+                calibration, error = None, str(exc)
+        read = self.read(frames, calibration)
+        read.frame_names, read.frame_sha256 = names, hashes
+        read.calibration_error = error
+        return read
+
     def read(self, frames: np.ndarray | Sequence[np.ndarray],
              calibration: TableCalibration | None, name: str | None = None) -> CameraRead:
         """Read one frame, or the frames of a burst (fused), and place the cards on the
@@ -202,21 +220,11 @@ class SimulatedCamera(FrameReader):
                                       size=self.size, tilt_max=self.tilt_max,
                                       card_px=self.card_px, markers=markers,
                                       hands_in_area=True)
-        frames, names, hashes = self._keep(frames, name)
-        error = None
         if self.calibrator is not None:
-            try:
-                calibration = self.calibrator.for_frame(frames[0])
-            except CalibrationError as exc:
-                calibration, error = None, str(exc)
-        else:  # the simulator's own layout-to-image homography, and its deck's size
-            table = from_labels(labels)
-            calibration = TableCalibration(table.image_to_layout, card_mm=table.card_mm,
-                                           by_hand=self.by_hand)
-        read = self.read(frames, calibration)
-        read.frame_names, read.frame_sha256 = names, hashes
-        read.calibration_error = error
-        return read
+            return self._read_kept(frames, name, self.calibrator)
+        table = from_labels(labels)  # the simulator's own layout-to-image homography, its deck
+        return self._read_kept(frames, name, None, TableCalibration(
+            table.image_to_layout, card_mm=table.card_mm, by_hand=self.by_hand))
 
 
 class LiveCamera(FrameReader):
@@ -280,16 +288,7 @@ class LiveCamera(FrameReader):
         except StreamError as exc:
             self.close()
             return CameraRead([], [], [], 0.0, camera_error=str(exc))
-        frames, names, hashes = self._keep(frames, name)
-        error = None
-        try:
-            calibration = self.calibrator.for_frame(frames[0])
-        except CalibrationError as exc:
-            calibration, error = None, str(exc)
-        read = self.read(frames, calibration)
-        read.frame_names, read.frame_sha256 = names, hashes
-        read.calibration_error = error
-        return read
+        return self._read_kept(frames, name, self.calibrator)
 
     def __enter__(self) -> LiveCamera:
         return self

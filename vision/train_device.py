@@ -77,8 +77,9 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
 
     Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
     :func:`vision.train.chunk_files`. Returns the files made and the chunks left out. The
-    renderers are forked: call this from a process with no other threads running (the
-    command line), since a fork copies locks that other threads may hold.
+    renderers are forked from a fork server (a fresh process of one thread), not from the
+    caller: a fork of a process with other threads running (a test suite's, a table's)
+    copies locks they may hold, and a renderer forked so once hung on one for good.
     """
     work.mkdir(parents=True, exist_ok=True)
     mix = mix or DesignMix()
@@ -88,7 +89,7 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
                     for k in range(chunks)]
     t0 = time.time()
     done: list[str] = []
-    with mp.get_context("fork").Pool(workers) as pool:
+    with mp.get_context("forkserver").Pool(workers) as pool:
         pending = pool.imap_unordered(_render_chunk, jobs)
         for _ in jobs:
             left = None if deadline is None else deadline - (time.time() - t0)
