@@ -131,3 +131,13 @@ def test_a_restarted_live_table_does_not_check_a_round_twice(tmp_path: Path,
     table.svc = svc  # the restarted table's service on the same store
     table._resume()
     assert table._checked == {(rid, False)} and table._dealing == rid
+
+
+def test_the_live_table_benchmark_times_a_round(capsys) -> None:  # noqa: ANN001
+    from tests.conftest import load_benchmark
+
+    assert load_benchmark("live_table").main(["--rounds", "1", "--settle-ms", "100"]) == 0
+    out = capsys.readouterr().out
+    for name in ("deal check", "reveal check", "lights"):
+        assert f"{name}" in out and "(n=1)" in out
+    assert "of 4 on the layout" in out
