@@ -24,7 +24,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -63,8 +66,40 @@ def summary(name: str, ms: list[float]) -> str:
     return f"{name:<14} median {statistics.median(ms):7.1f} ms   p90 {p90:7.1f} ms   (n={len(ms)})"
 
 
-def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
+@contextmanager
+def live_rig(work: Path, first: list[bytes], settle_ms: int, poll_s: float = 0.02,
+             on_board: Callable[[Any], None] | None = None
+             ) -> Iterator[tuple[LiveTable, ShoeSimulator, BoardSimulator, MjpegCamera]]:
+    """A running :class:`LiveTable` (its store in ``work``) on a shoe and a board simulated on
+    pseudo-terminals and an MJPEG camera showing ``first``: yields the four, then stops and
+    closes them all. ``on_board``: called with each command frame the board receives."""
     shoe = ShoeSimulator("pty", cards=[], decks=6, shuffle=True, linger=10**6)
+    board = BoardSimulator("pty", seats=6, on_command=on_board)
+    shoe.start()
+    board.start()
+    camera = MjpegCamera(first, fps=25)
+    toml = work / "t.toml"
+    toml.write_text(f'[devices]\nshoe = "{shoe.url}"\nboard = "{board.url}"\n'
+                    f'[camera]\ncalibration = "aruco"\nsource = "{camera.url}"\n'
+                    f"settle_ms = {settle_ms}\n")
+    opts = LiveOptions(db=str(work / "t.db"), port=0, poll_s=poll_s)
+    table = LiveTable(load_config(toml), opts, say=lambda line: None)
+    runner = threading.Thread(target=table.run, daemon=True)
+    try:
+        table.start()
+        runner.start()
+        yield table, shoe, board, camera
+    finally:
+        opts.stop.set()
+        if runner.is_alive():
+            runner.join(5)
+        table.close()
+        camera.close()
+        shoe.close()
+        board.close()
+
+
+def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
     lights: dict[int, float] = {}
     current = [0]
 
@@ -73,9 +108,6 @@ def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
                 and frame.fields[2] != "WAGER":
             lights.setdefault(current[0], time.perf_counter())
 
-    board = BoardSimulator("pty", seats=6, on_command=on_board)
-    shoe.start()
-    board.start()
     layouts = []
     for r in range(rounds):
         rank = RANKS[r % len(RANKS)]
@@ -83,75 +115,59 @@ def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
         layouts.append((seat, up, hole,
                         jpeg({"seat1": seat, "dealer": [up, "XX"]}, 2 * r),
                         jpeg({"seat1": seat, "dealer": [up, hole]}, 2 * r + 1)))
-    camera = MjpegCamera(jpeg({"seat4": ["KC", "4D"]}, 999), fps=25)
     out: dict[str, list[float]] = {"deal check": [], "reveal check": [], "lights": [],
                                    "read": [], "on layout": []}
-    with tempfile.TemporaryDirectory() as d:
-        toml = Path(d) / "t.toml"
-        toml.write_text(f'[devices]\nshoe = "{shoe.url}"\nboard = "{board.url}"\n'
-                        f'[camera]\ncalibration = "aruco"\nsource = "{camera.url}"\n'
-                        f"settle_ms = {settle_ms}\n")
-        opts = LiveOptions(db=str(Path(d) / "t.db"), port=0, poll_s=0.02)
-        table = LiveTable(load_config(toml), opts, say=lambda line: None)
-        table.start()
-        runner = threading.Thread(target=table.run, daemon=True)
-        runner.start()
+    with tempfile.TemporaryDirectory() as d, live_rig(
+            Path(d), jpeg({"seat4": ["KC", "4D"]}, 999), settle_ms, on_board=on_board) as (
+                table, shoe, board, camera):
         svc, t = table.svc, table.svc.table
-        try:
-            svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
-            svc.call(svc.auth.add_user, "f", Role.FLOORPERSON, "floor-password")
-            dealer = svc.call(lambda: svc.actor(svc.auth.login("d", "dealer-password")))
-            floor = svc.call(lambda: svc.actor(svc.auth.login("f", "floor-password")))
-            wait(lambda: svc.call(svc.store.get_meta, "burn_pending") == "1", "the SHUFFLE")
-            board.main(1, True)
-            for r, (seat, up, hole, dealt_jpeg, revealed_jpeg) in enumerate(layouts):
-                current[0] = r
-                svc.call(t.open_round, dealer)
-                board.bet(1, False)
-                board.bet(1, True)
-                wait(lambda: (c := svc.call(t.current)) is not None and 1 in c.wagers,
-                     "the wager")
-                board.press("LOCKOUT")
-                wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
-                svc.call(t.chip_count, 1, dealer)
-                rid = svc.call(t.current).id
-                camera.show(dealt_jpeg)
-                codes = ([] if r else ["9S"]) + [seat[0], up, seat[1]]  # (burn) seat, up, seat
-                for code in codes:
-                    shoe.deliver("CARD", code, "1")
-                wait(lambda: sum(1 for c in svc.call(t.current).cards if c["spot"] != "burn")
-                     == 3, "the cards")
-                time.sleep(0.3)  # the dealer reaches for the hole card
-                shoe.deliver("CARD", hole, "1")
-                hole_at = time.perf_counter()
-                checked = wait(lambda rid=rid: len(svc.call(camera_reads, svc.store, rid)) == 1,
-                               "the deal's check")
-                camera.show(revealed_jpeg)
-                time.sleep(0.3)
-                board.press("REVEAL")
-                reveal_at = time.perf_counter()
-                rechecked = wait(lambda rid=rid: len(svc.call(camera_reads, svc.store, rid)) == 2,
-                                 "the reveal's check")
-                wait(lambda r=r: r in lights, "seat 1's light")
-                out["deal check"].append(1000 * (checked - hole_at))
-                out["reveal check"].append(1000 * (rechecked - reveal_at))
-                out["lights"].append(1000 * (lights[r] - reveal_at))
-                cards = svc.call(t.round, rid).cards
-                out["read"].append(sum(1 for c in cards if c["camera_code"] == c["code"]))
-                out["on layout"].append(sum(1 for c in cards if c["spot"] != "burn"))
-                for step in ("confirm_win", "validate_win"):
-                    who = dealer if step == "confirm_win" else floor
-                    if svc.call(t.round, rid).state is State.HELD:
-                        svc.call(t.resolve, floor, "continue", "benchmark: checked")
-                    svc.call(getattr(t, step), 1, who)
-                wait(lambda: svc.call(t.current) is None, "the round to close")
-        finally:
-            opts.stop.set()
-            runner.join(5)
-            table.close()
-            camera.close()
-            shoe.close()
-            board.close()
+        svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
+        svc.call(svc.auth.add_user, "f", Role.FLOORPERSON, "floor-password")
+        dealer = svc.call(lambda: svc.actor(svc.auth.login("d", "dealer-password")))
+        floor = svc.call(lambda: svc.actor(svc.auth.login("f", "floor-password")))
+        wait(lambda: svc.call(svc.store.get_meta, "burn_pending") == "1", "the SHUFFLE")
+        board.main(1, True)
+        for r, (seat, up, hole, dealt_jpeg, revealed_jpeg) in enumerate(layouts):
+            current[0] = r
+            svc.call(t.open_round, dealer)
+            board.bet(1, False)
+            board.bet(1, True)
+            wait(lambda: (c := svc.call(t.current)) is not None and 1 in c.wagers,
+                 "the wager")
+            board.press("LOCKOUT")
+            wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
+            svc.call(t.chip_count, 1, dealer)
+            rid = svc.call(t.current).id
+            camera.show(dealt_jpeg)
+            codes = ([] if r else ["9S"]) + [seat[0], up, seat[1]]  # (burn) seat, up, seat
+            for code in codes:
+                shoe.deliver("CARD", code, "1")
+            wait(lambda: sum(1 for c in svc.call(t.current).cards if c["spot"] != "burn")
+                 == 3, "the cards")
+            time.sleep(0.3)  # the dealer reaches for the hole card
+            shoe.deliver("CARD", hole, "1")
+            hole_at = time.perf_counter()
+            checked = wait(lambda rid=rid: len(svc.call(camera_reads, svc.store, rid)) == 1,
+                           "the deal's check")
+            camera.show(revealed_jpeg)
+            time.sleep(0.3)
+            board.press("REVEAL")
+            reveal_at = time.perf_counter()
+            rechecked = wait(lambda rid=rid: len(svc.call(camera_reads, svc.store, rid)) == 2,
+                             "the reveal's check")
+            wait(lambda r=r: r in lights, "seat 1's light")
+            out["deal check"].append(1000 * (checked - hole_at))
+            out["reveal check"].append(1000 * (rechecked - reveal_at))
+            out["lights"].append(1000 * (lights[r] - reveal_at))
+            cards = svc.call(t.round, rid).cards
+            out["read"].append(sum(1 for c in cards if c["camera_code"] == c["code"]))
+            out["on layout"].append(sum(1 for c in cards if c["spot"] != "burn"))
+            for step in ("confirm_win", "validate_win"):
+                who = dealer if step == "confirm_win" else floor
+                if svc.call(t.round, rid).state is State.HELD:
+                    svc.call(t.resolve, floor, "continue", "benchmark: checked")
+                svc.call(getattr(t, step), 1, who)
+            wait(lambda: svc.call(t.current) is None, "the round to close")
     return out
 
 

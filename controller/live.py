@@ -45,7 +45,7 @@ class LiveTableError(RuntimeError):
 @dataclass
 class LiveOptions:
     db: str
-    host: str | None = None  # None: the configuration's [web] host and port
+    host: str | None = None  # None: the configuration's [web] host (and port, below)
     port: int | None = None
     frames_dir: Path | None = None  # None: beside the database, DB.frames
     poll_s: float = 0.1

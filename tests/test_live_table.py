@@ -6,7 +6,6 @@ dealt and once it is turned, both cross-checked and recorded with their frames."
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -16,11 +15,9 @@ from controller.auth import Role
 from controller.books import camera_reads
 from controller.cli import main
 from controller.config import load_config
-from controller.devices.sim import BoardSimulator, ShoeSimulator
 from controller.live import LiveOptions, LiveTable, LiveTableError
 from controller.rounds import State
 from tests.test_live_camera import layout_jpegs
-from vision.mjpeg import MjpegCamera
 
 DEALT = {"seat1": ["7H", "2C"], "dealer": ["JD", "XX"]}
 REVEALED = {"seat1": ["7H", "2C"], "dealer": ["JD", "5S"]}
@@ -35,26 +32,14 @@ def wait(cond, what: str, timeout: float = 10.0) -> None:  # noqa: ANN001
 
 @pytest.fixture
 def rig(tmp_path: Path):  # noqa: ANN201
-    shoe = ShoeSimulator("pty", cards=[], decks=6, shuffle=True, linger=10**6)
-    board = BoardSimulator("pty", seats=6)
-    shoe.start()
-    board.start()
-    camera = MjpegCamera(layout_jpegs({"seat4": ["KC", "4D"]}, 1), fps=20)  # last round's
-    (tmp_path / "t.toml").write_text(
-        f'[devices]\nshoe = "{shoe.url}"\nboard = "{board.url}"\n'
-        f'[camera]\ncalibration = "aruco"\nsource = "{camera.url}"\nsettle_ms = 200\n')
-    opts = LiveOptions(db=str(tmp_path / "t.db"), port=0, poll_s=0.05)
-    table = LiveTable(load_config(tmp_path / "t.toml"), opts, say=lambda line: None)
-    table.start()
-    runner = threading.Thread(target=table.run, daemon=True)
-    runner.start()
-    yield table, shoe, board, camera
-    opts.stop.set()
-    runner.join(5)
-    table.close()
-    camera.close()
-    shoe.close()
-    board.close()
+    """The benchmark's live table (`benchmarks/live_table.py`: `live_rig`), its camera showing
+    last round's cards."""
+    from tests.conftest import load_benchmark
+
+    with load_benchmark("live_table").live_rig(
+            tmp_path, layout_jpegs({"seat4": ["KC", "4D"]}, 1), settle_ms=200,
+            poll_s=0.05) as parts:
+        yield parts
 
 
 def test_a_live_round_is_checked_by_the_camera_twice(rig, tmp_path: Path) -> None:  # noqa: ANN001
