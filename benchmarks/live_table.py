@@ -68,16 +68,19 @@ def summary(name: str, ms: list[float]) -> str:
 
 @contextmanager
 def live_rig(work: Path, first: list[bytes], settle_ms: int, poll_s: float = 0.02,
-             on_board: Callable[[Any], None] | None = None
+             on_board: Callable[[Any], None] | None = None, camera_frames: int | None = None,
+             hold_seconds: float = 0.0
              ) -> Iterator[tuple[LiveTable, ShoeSimulator, BoardSimulator, MjpegCamera]]:
     """A running :class:`LiveTable` (its store in ``work``) on a shoe and a board simulated on
     pseudo-terminals and an MJPEG camera showing ``first``: yields the four, then stops and
-    closes them all. ``on_board``: called with each command frame the board receives."""
+    closes them all. ``on_board``: called with each command frame the board receives;
+    ``camera_frames``, ``hold_seconds``: a camera that stalls after so many frames a
+    connection (:class:`vision.mjpeg.MjpegCamera`)."""
     shoe = ShoeSimulator("pty", cards=[], decks=6, shuffle=True, linger=10**6)
     board = BoardSimulator("pty", seats=6, on_command=on_board)
     shoe.start()
     board.start()
-    camera = MjpegCamera(first, fps=25)
+    camera = MjpegCamera(first, fps=25, frames=camera_frames, hold_seconds=hold_seconds)
     toml = work / "t.toml"
     toml.write_text(f'[devices]\nshoe = "{shoe.url}"\nboard = "{board.url}"\n'
                     f'[camera]\ncalibration = "aruco"\nsource = "{camera.url}"\n'

@@ -280,10 +280,11 @@ class LiveCamera(FrameReader):
         asked = time.monotonic()
         try:
             self.open()
-            assert self._stream is not None
+            stream = self._stream  # (close() may drop it meanwhile, from another thread)
+            assert stream is not None
             frames, number, since = [], -1, asked + self.settle_s
             while len(frames) < self.burst:
-                number, _, frame = self._stream.next_frame(number, since)
+                number, _, frame = stream.next_frame(number, since)
                 frames.append(frame)
         except StreamError as exc:
             self.close()

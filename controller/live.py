@@ -13,7 +13,9 @@ live table (:meth:`LiveTable.step`, a few times a second):
 * once the hole card is dealt, the camera reads the layout (hole card face down) and the
   reading is cross-checked against the shoe's cards (:meth:`TableService.camera_check`), and
   again once the hole card is turned: one check each per round, whatever it found (a lost
-  camera holds the round; it is opened again for the next check).
+  camera holds the round; it is opened again for the next check). The checks run one after
+  another on a thread of their own, so a camera that stalls (up to
+  :data:`vision.stream.STALL_SECONDS`) holds up no round's bets or lights.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,7 +77,10 @@ class LiveTable:
             self.camera = LiveCamera(cfg.camera, self.frames_dir)
         self._opened: int | None = None  # the last round whose bets the board was opened for
         self._dealing: int | None = None  # the last round seen dealing
-        self._checked: set[tuple[int, bool]] = set()  # (round, hole up) checked
+        self._checked: set[tuple[int, bool]] = set()  # (round, hole up) checked or due
+        # one check at a time, in the order they fell due (the deal's before the reveal's)
+        self._checks = ThreadPoolExecutor(1, thread_name_prefix="camera-check")
+        self._closing = False
 
     def start(self) -> dict[str, str]:
         """Open the store, the devices, the camera and the web server; returns the pages'
@@ -156,22 +162,33 @@ class LiveTable:
             self.devices.board.light(seat, "OFF", "")
 
     def _check(self, rnd: Round, hole_up: bool) -> None:
-        assert self.camera is not None
         self._checked.add((rnd.id, hole_up))
+        self._checks.submit(self._read_and_check, rnd, hole_up)
+
+    def _read_and_check(self, rnd: Round, hole_up: bool) -> None:
+        assert self.camera is not None
         name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
-        read = self.camera.capture(None, name)
-        result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
-                                       read.calibration_error, read.warning,
-                                       read.rank_colour, read.quality, read.frame_sha256,
-                                       read.camera_error)
+        try:
+            read = self.camera.capture(None, name)
+            if read.camera_error is not None and self._closing:
+                return  # stopped, not lost: a restart makes the check (its record has none)
+            result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
+                                           read.calibration_error, read.warning,
+                                           read.rank_colour, read.quality, read.frame_sha256,
+                                           read.camera_error)
+        except Exception:  # a check that failed is logged; the table and the next check go on
+            log.exception("camera check of round %d failed", rnd.id)
+            return
         if result.problems:
             self.say(f"round {rnd.id}: camera — {'; '.join(result.problems)}")
 
     def close(self) -> None:
-        for part in ("devices", "camera"):
-            obj = getattr(self, part, None)
-            if obj is not None:
-                obj.close()
+        self._closing = True
+        if self.camera is not None:
+            self.camera.close()  # a check waiting for a frame ends now, unrecorded
+        self._checks.shutdown(wait=True, cancel_futures=True)
+        if getattr(self, "devices", None) is not None:
+            self.devices.close()
         if getattr(self, "web", None) is not None:
             self.web.stop()
         if getattr(self, "store", None) is not None:

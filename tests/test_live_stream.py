@@ -171,3 +171,26 @@ def test_the_live_camera_benchmark_reports_rate_and_latency() -> None:
     latency = float(re.search(r"latency, frame sent to its result: median ([\d.]+) ms",
                               out).group(1))
     assert 0 < reading <= latency
+
+
+def test_closing_a_stream_wakes_a_reader_waiting_for_a_frame() -> None:
+    import threading
+
+    with mjpeg_camera(frames=2, fps=50, hold_seconds=8) as url:
+        live = LiveStream(url, stall_seconds=6)
+        errors: list[str] = []
+
+        def reader() -> None:
+            try:
+                live.next_frame(after=5)  # the camera stalls after frame 1: waits
+            except StreamError as exc:
+                errors.append(str(exc))
+
+        waiting = threading.Thread(target=reader)
+        waiting.start()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        live.close()
+        waiting.join(3)
+        assert not waiting.is_alive() and time.monotonic() - t0 < 3
+        assert errors == [url.replace("s3cret", "***") + ": closed"]

@@ -17,6 +17,7 @@ from controller.cli import main
 from controller.config import load_config
 from controller.live import LiveOptions, LiveTable, LiveTableError
 from controller.rounds import State
+from controller.storage import Store
 from tests.test_live_camera import layout_jpegs
 
 DEALT = {"seat1": ["7H", "2C"], "dealer": ["JD", "XX"]}
@@ -126,3 +127,41 @@ def test_the_live_table_benchmark_times_a_round(capsys) -> None:  # noqa: ANN001
     for name in ("deal check", "reveal check", "lights"):
         assert f"{name}" in out and "(n=1)" in out
     assert "of 4 on the layout" in out
+
+
+def test_a_stalled_camera_holds_up_no_round(tmp_path: Path) -> None:
+    """The camera's connection stalls after its first frames: the deal's check waits for a
+    frame (up to 10 s), on its own thread, while the round is revealed and the next one's
+    bets are opened on the board at once; stopping the table ends the waiting check without
+    recording it (a restart makes it: its round's record has no frame of it)."""
+    from tests.conftest import load_benchmark
+
+    with load_benchmark("live_table").live_rig(
+            tmp_path, layout_jpegs(DEALT, 2), settle_ms=0, poll_s=0.05, camera_frames=5,
+            hold_seconds=30) as (table, shoe, board, camera):
+        svc, t = table.svc, table.svc.table
+        svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
+        dealer = svc.call(lambda: svc.actor(svc.auth.login("d", "dealer-password")))
+        wait(lambda: svc.call(svc.store.get_meta, "burn_pending") == "1", "the shoe's SHUFFLE")
+        svc.call(t.open_round, dealer)
+        board.main(1, True)
+        board.bet(1, True)
+        wait(lambda: 1 in svc.call(t.current).wagers, "the wager")
+        board.press("LOCKOUT")
+        wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
+        svc.call(t.chip_count, 1, dealer)
+        rid = svc.call(t.current).id
+        time.sleep(0.5)  # the camera's five frames are gone by: it has stalled
+        for code in ("9S", "7H", "JD", "2C", "5S"):  # no win: the round closes at the reveal
+            shoe.deliver("CARD", code, "1000")
+        wait(lambda: (rid, False) in table._checked, "the deal's check to fall due")
+        board.press("REVEAL")
+        wait(lambda: svc.call(t.current) is None, "the round to close", timeout=3)
+        svc.call(t.open_round, dealer)
+        board.bet(1, False)
+        board.bet(1, True)
+        wait(lambda: 1 in svc.call(t.current).wagers, "the next round's wager", timeout=3)
+        assert svc.call(camera_reads, svc.store, rid) == []  # the deal's check still waits
+    store = Store(tmp_path / "t.db")  # the table stopped: its record, read again
+    assert camera_reads(store, rid) == []  # the waiting check ended unrecorded
+    store.close()

@@ -100,6 +100,7 @@ class LiveStream:
         self._sent = 0  # frames the camera sent (decoded here)
         self._ended = False
         self._stop = False
+        self._closed = False
         self._thread = threading.Thread(target=self._decode, name="live-stream", daemon=True)
         self._thread.start()
 
@@ -140,12 +141,14 @@ class LiveStream:
                 return self._latest is not None and self._latest[0] > after and (
                     since is None or self._latest[1] >= since)
 
-            while not self._ended and not fresh():
+            while not self._ended and not self._closed and not fresh():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise StreamError(f"{redact(self.source)}: no frame for "
                                       f"{self.stall_seconds:g} s after {self._sent} frames")
                 self._cond.wait(left)
+            if self._closed:
+                raise StreamError(f"{redact(self.source)}: closed")
             if not fresh():  # ended, nothing new
                 raise StreamError(f"{redact(self.source)}: the stream ended after "
                                   f"{self._sent} frames")
@@ -155,8 +158,10 @@ class LiveStream:
     def close(self) -> None:
         """Stop decoding and release the camera: at once, or (a stalled camera) when its
         read times out, on the decoding thread, which is not waited for longer than a
-        second."""
-        self._stop = True
+        second. A reader waiting for a frame gets :class:`StreamError` at once."""
+        with self._cond:
+            self._stop = self._closed = True
+            self._cond.notify_all()
         self._thread.join(timeout=1.0)
 
     def __enter__(self) -> LiveStream:
