@@ -171,7 +171,7 @@ class LiveTable:
         try:
             read = self.camera.capture(None, name)
             if read.camera_error is not None and self._closing:
-                return  # stopped, not lost: a restart makes the check (its record has none)
+                return  # stopped, not lost: a restart makes the check if still due
             result = self.svc.camera_check(rnd.id, read.cards, hole_up, read.frame_names,
                                            read.calibration_error, read.warning,
                                            read.rank_colour, read.quality, read.frame_sha256,
