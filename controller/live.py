@@ -167,6 +167,8 @@ class LiveTable:
 
     def _read_and_check(self, rnd: Round, hole_up: bool) -> None:
         assert self.camera is not None
+        if self._closing:
+            return
         name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
         try:
             read = self.camera.capture(None, name)
@@ -184,9 +186,10 @@ class LiveTable:
 
     def close(self) -> None:
         self._closing = True
+        self._checks.shutdown(wait=False, cancel_futures=True)  # no check starts now ...
         if self.camera is not None:
-            self.camera.close()  # a check waiting for a frame ends now, unrecorded
-        self._checks.shutdown(wait=True, cancel_futures=True)
+            self.camera.close()  # ... and one waiting for a frame ends, unrecorded
+        self._checks.shutdown(wait=True)
         if getattr(self, "devices", None) is not None:
             self.devices.close()
         if getattr(self, "web", None) is not None:

@@ -133,7 +133,8 @@ def test_a_stalled_camera_holds_up_no_round(tmp_path: Path) -> None:
     """The camera's connection stalls after its first frames: the deal's check waits for a
     frame (up to 10 s), on its own thread, while the round is revealed and the next one's
     bets are opened on the board at once; stopping the table ends the waiting check without
-    recording it (a restart makes it: its round's record has no frame of it)."""
+    recording it, and the reveal's check queued behind it is not made (a restart makes what
+    is still due: the round's record has no frame of either)."""
     from tests.conftest import load_benchmark
 
     with load_benchmark("live_table").live_rig(
