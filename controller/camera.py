@@ -33,7 +33,7 @@ from vision.stream import OPEN_SECONDS, STALL_SECONDS, LiveStream, StreamError, 
 from vision.tablesize import from_labels
 
 __all__ = ["CalibrationError", "CameraRead", "FrameReader", "LayoutCalibrator", "LiveCamera",
-           "SimulatedCamera"]
+           "SimulatedCamera", "check_frame_name"]
 
 #: How the frames kept for surveillance (the frames read) are encoded, by ``[camera]
 #: frame_format``: the file suffix and OpenCV's encoder settings. PNG at its fastest level is
@@ -44,6 +44,16 @@ FRAME_ENCODINGS: dict[str, tuple[str, list[int]]] = {
     "png": (".png", [cv2.IMWRITE_PNG_COMPRESSION, 1]),
     "jpeg": (".jpg", [cv2.IMWRITE_JPEG_QUALITY, 85]),
 }
+
+
+def check_frame_name(round_id: int, hole_up: bool) -> str:
+    """The name a round's camera check keeps its frames under (:meth:`FrameReader._keep`
+    adds the suffix, and ``.b1`` ... for a burst's later frames).
+
+    >>> check_frame_name(12, hole_up=False), check_frame_name(12, hole_up=True)
+    ('round000012-dealt', 'round000012-revealed')
+    """
+    return f"round{round_id:06d}-{'revealed' if hole_up else 'dealt'}"
 
 
 class LayoutCalibrator:

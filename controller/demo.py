@@ -200,7 +200,9 @@ class Demo:
     def camera_check(self, rnd: Round, hole_up: bool) -> None:
         if self.camera is None:
             return
-        name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
+        from controller.camera import check_frame_name
+
+        name = check_frame_name(rnd.id, hole_up)
         read = self.camera.capture(self.layout(rnd, hole_up), name)
         self.camera_ms.append(read.elapsed_ms)
         self.camera_warnings.update((read.quality or {}).get("warnings", ()))

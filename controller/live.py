@@ -27,8 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.camera import LiveCamera, check_frame_name
 from controller.config import TableConfig
-from controller.rounds import Round, State
+from controller.rounds import AFTER_REVEAL, Round, State
 from controller.service import TableService
 from controller.storage import Store
 from controller.table_devices import TableDevices
@@ -36,10 +37,6 @@ from controller.web.app import create_app
 from controller.web.server import WebServer
 
 log = logging.getLogger(__name__)
-
-#: States of a round whose hole card has been turned over.
-AFTER_REVEAL = (State.REVEALED, State.EVALUATED, State.FLAGGED, State.PAID, State.CLOSED)
-
 
 class LiveTableError(RuntimeError):
     """The live table cannot start: a device or the camera is not configured or not there."""
@@ -70,11 +67,9 @@ class LiveTable:
         self.opts = opts
         self.say = say
         self.frames_dir = opts.frames_dir or Path(opts.db).with_suffix(".frames")
-        self.camera = None
+        self.camera: LiveCamera | None = None
         if cfg.camera.source != "sim":
-            from controller.camera import LiveCamera  # loads the vision model
-
-            self.camera = LiveCamera(cfg.camera, self.frames_dir)
+            self.camera = LiveCamera(cfg.camera, self.frames_dir)  # loads the vision model
         self._opened: int | None = None  # the last round whose bets the board was opened for
         self._dealing: int | None = None  # the last round seen dealing
         self._checked: set[tuple[int, bool]] = set()  # (round, hole up) checked or due
@@ -119,13 +114,11 @@ class LiveTable:
             return
         if rnd.state is State.BETS_OPEN:
             self._open_bets(rnd)
-        prefix = f"round{rnd.id:06d}-"
-        for name in rnd.data.get("frames", []):
-            if name.startswith(prefix + "dealt"):
-                self._checked.add((rnd.id, False))
-            elif name.startswith(prefix + "revealed"):
-                self._checked.add((rnd.id, True))
-        if rnd.state is State.DEALING or rnd.effective_state is State.DEALING:
+        for hole_up in (False, True):
+            base = check_frame_name(rnd.id, hole_up)
+            if any(name.startswith(base) for name in rnd.data.get("frames", [])):
+                self._checked.add((rnd.id, hole_up))
+        if rnd.effective_state is State.DEALING:  # (dealing, or held while dealing)
             self._dealing = rnd.id
 
     def run(self) -> None:
@@ -169,7 +162,7 @@ class LiveTable:
         assert self.camera is not None
         if self._closing:
             return
-        name = f"round{rnd.id:06d}-{'revealed' if hole_up else 'dealt'}"
+        name = check_frame_name(rnd.id, hole_up)
         try:
             read = self.camera.capture(None, name)
             if read.camera_error is not None and self._closing:

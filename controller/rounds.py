@@ -50,6 +50,11 @@ class State(Enum):
     HELD = "held"
 
 
+#: States of a round whose hole card has been turned over (what may then be shown, and the
+#: live table's second camera check).
+AFTER_REVEAL = (State.REVEALED, State.EVALUATED, State.FLAGGED, State.PAID, State.CLOSED)
+
+
 class IllegalEvent(Exception):
     """An event the current state does not allow; nothing of it was applied."""
 

@@ -31,6 +31,25 @@ def wait(cond, what: str, timeout: float = 10.0) -> None:  # noqa: ANN001
         time.sleep(0.02)
 
 
+def seat_one_locked_out(table: LiveTable, board) -> tuple:  # noqa: ANN001
+    """A dealer signs in and opens a round at the console (the table opens the board's bets),
+    seat 1 wagers on the board, the dealer locks out and counts the chip: returns the
+    dealer and the round's id. (Through the service's lock, as the consoles do: the device
+    threads share the store.)"""
+    svc, t = table.svc, table.svc.table
+    svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
+    dealer = svc.call(lambda: svc.actor(svc.auth.login("d", "dealer-password")))
+    wait(lambda: svc.call(svc.store.get_meta, "burn_pending") == "1", "the shoe's SHUFFLE")
+    svc.call(t.open_round, dealer)
+    board.main(1, True)
+    board.bet(1, True)
+    wait(lambda: 1 in svc.call(t.current).wagers, "the wager")
+    board.press("LOCKOUT")
+    wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
+    svc.call(t.chip_count, 1, dealer)
+    return dealer, svc.call(t.current).id
+
+
 @pytest.fixture
 def rig(tmp_path: Path):  # noqa: ANN201
     """The benchmark's live table (`benchmarks/live_table.py`: `live_rig`), its camera showing
@@ -46,18 +65,7 @@ def rig(tmp_path: Path):  # noqa: ANN201
 def test_a_live_round_is_checked_by_the_camera_twice(rig, tmp_path: Path) -> None:  # noqa: ANN001
     table, shoe, board, camera = rig
     svc, t = table.svc, table.svc.table
-    # (through the service's lock, as the consoles do: the device threads share the store)
-    svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
-    dealer = svc.call(lambda: svc.actor(svc.auth.login("d", "dealer-password")))
-    wait(lambda: svc.call(svc.store.get_meta, "burn_pending") == "1", "the shoe's SHUFFLE")
-    svc.call(t.open_round, dealer)  # at the dealer console: the table opens the board's bets
-    board.main(1, True)
-    board.bet(1, True)
-    wait(lambda: 1 in svc.call(t.current).wagers, "the wager")
-    board.press("LOCKOUT")
-    wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
-    svc.call(t.chip_count, 1, dealer)
-    rid = svc.call(t.current).id
+    dealer, rid = seat_one_locked_out(table, board)
     camera.show(layout_jpegs(DEALT, 2))  # the cards as they will lie once dealt
     for code in ("9S", "7H", "JD", "2C", "5S"):  # burn, seat 1, up, seat 1, hole
         shoe.deliver("CARD", code, "1000")
@@ -141,17 +149,7 @@ def test_a_stalled_camera_holds_up_no_round(tmp_path: Path) -> None:
             tmp_path, layout_jpegs(DEALT, 2), settle_ms=0, poll_s=0.05, camera_frames=5,
             hold_seconds=30) as (table, shoe, board, camera):
         svc, t = table.svc, table.svc.table
-        svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
-        dealer = svc.call(lambda: svc.actor(svc.auth.login("d", "dealer-password")))
-        wait(lambda: svc.call(svc.store.get_meta, "burn_pending") == "1", "the shoe's SHUFFLE")
-        svc.call(t.open_round, dealer)
-        board.main(1, True)
-        board.bet(1, True)
-        wait(lambda: 1 in svc.call(t.current).wagers, "the wager")
-        board.press("LOCKOUT")
-        wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
-        svc.call(t.chip_count, 1, dealer)
-        rid = svc.call(t.current).id
+        dealer, rid = seat_one_locked_out(table, board)
         time.sleep(0.5)  # the camera's five frames are gone by: it has stalled
         for code in ("9S", "7H", "JD", "2C", "5S"):  # no win: the round closes at the reveal
             shoe.deliver("CARD", code, "1000")

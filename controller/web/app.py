@@ -36,7 +36,7 @@ from controller.books import frame_status, recorded_frames
 from controller.cards import CardCodeError
 from controller.hands import Hand
 from controller.money import dollars, from_text
-from controller.rounds import IllegalEvent, State
+from controller.rounds import AFTER_REVEAL, IllegalEvent
 from controller.service import TableService
 from controller.web import pages
 
@@ -48,7 +48,6 @@ CONSOLE_ROLES = {
 }
 HOME = {Role.DEALER: "/dealer", Role.FLOORPERSON: "/floor", Role.SURVEILLANCE: "/surveillance",
         Role.ADMINISTRATOR: "/surveillance"}
-REVEALED = (State.REVEALED, State.EVALUATED, State.FLAGGED, State.PAID, State.CLOSED)
 
 
 def create_app(service: TableService, frames_dir: Path | None = None) -> Starlette:
@@ -269,7 +268,7 @@ def console_view(svc: TableService, who: Actor) -> dict[str, Any]:
         if rnd is None:
             view["detail"] = None
             return view
-        revealed = rnd.effective_state in REVEALED
+        revealed = rnd.effective_state in AFTER_REVEAL
         view["detail"] = {
             "id": rnd.id,
             "state": rnd.state.value,
