@@ -327,3 +327,120 @@ def test_ctrl_c_stops_a_run_with_workers_quietly() -> None:
     while _session_processes(proc.pid) and time.time() < deadline:
         time.sleep(0.1)
     assert _session_processes(proc.pid) == []
+
+
+def _suite(root: Path) -> dict[str, Path]:
+    """A lab's suite in folders: two samples in ``a/``; in ``b/`` a third as a lossless TIFF
+    (the same pixels its JPEG decodes to) and a truncated JPEG, both labelled; a hidden
+    folder's copy, which is left out. The files by role."""
+    import cv2
+
+    pairs = labelled_images(SAMPLES)
+    for sub in ("a", "b", ".trash"):
+        (root / sub).mkdir(parents=True)
+    for img, lab in pairs[:2]:
+        shutil.copy(img, root / "a" / img.name)
+        shutil.copy(lab, root / "a" / lab.name)
+    shutil.copy(pairs[0][0], root / ".trash" / pairs[0][0].name)
+    shutil.copy(pairs[0][1], root / ".trash" / pairs[0][1].name)
+    tif_source, tif_label = pairs[2]
+    assert cv2.imwrite(str(root / "b" / "frame.tif"), load_image(tif_source))
+    shutil.copy(tif_label, root / "b" / "frame.json")
+    data = pairs[3][0].read_bytes()
+    (root / "b" / "broken.jpg").write_bytes(data[: len(data) // 2])
+    shutil.copy(pairs[3][1], root / "b" / "broken.json")
+    return {"tif": root / "b" / "frame.tif", "tif_source": tif_source,
+            "broken": root / "b" / "broken.jpg"}
+
+
+def test_vision_eval_scores_a_suite_in_folders_and_lists_the_frames_it_cannot_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``vision-eval --recursive``: the frames of every folder (a TIFF too, read as its
+    source JPEG is), scored in all and per folder; a truncated frame is listed with its
+    error and not scored, the rest are, and the exit status is 1. Without ``--recursive``
+    a suite kept in folders is refused with the hint."""
+    files = _suite(tmp_path)
+    assert main(["vision-eval", str(tmp_path)]) == 2
+    assert "subdirectories hold 4: --recursive" in capsys.readouterr().err
+    out = tmp_path / "frames.jsonl"
+    assert main(["vision-eval", "--json", "-r", "--frames-out", str(out), str(tmp_path)]) == 1
+    s = json.loads(capsys.readouterr().out)
+    assert s["frames"] == 3 and s["unread_frames"] == 1
+    assert s["unread"] == [f"{files['broken']}: truncated JPEG (no end-of-image marker)"]
+    assert set(s["by_folder"]) == {"a", "b"}
+    assert (s["by_folder"]["a"]["frames"], s["by_folder"]["b"]["frames"]) == (2, 1)
+    assert s["by_folder"]["b"]["unread_frames"] == 1
+    for key in ("readable_cards", "correct", "reported"):
+        assert sum(f[key] for f in s["by_folder"].values()) == s[key] > 0, key
+    lines = {Path(x["image"]).name: x for x in map(json.loads, out.read_text().splitlines())}
+    assert lines["broken.jpg"]["error"].endswith("truncated JPEG (no end-of-image marker)")
+    expected = score_frame(Recognizer().recognize(load_image(files["tif_source"])),
+                           json.loads(files["tif_source"].with_suffix(".json").read_text()))
+    assert (lines["frame.tif"]["correct"], lines["frame.tif"]["reported"]) == (
+        expected.correct, expected.reported)
+    assert main(["vision-eval", "-r", str(tmp_path)]) == 1
+    text = capsys.readouterr().out
+    assert "by folder:" in text and "frames not read 1" in text
+    assert f"not read: {files['broken']}: truncated JPEG" in text
+
+
+@pytest.mark.parametrize(("card", "message"), [
+    ({"code": "10H"}, 'card 2: "10H" is not a card code (a rank of A23456789TJQK and a suit '
+                      'of SHDC, a ten as T: "TH"), nor "face_down"'),
+    ({"code": "qh"}, 'card 2: "qh" is not a card code (a rank of A23456789TJQK and a suit of '
+                     'SHDC, a ten as T: "QH"), nor "face_down"'),
+    ({"card_width_px": None}, 'card 2: "card_width_px" must be a number above 0, not null'),
+    ({"center": [10]}, 'card 2: "center" must be [x, y] in image pixels, not [10]'),
+    ({"readable": "yes"}, 'card 2: "readable" must be true or false, not "yes"'),
+], ids=["ten", "lower-case", "no-width", "centre", "readable"])
+def test_vision_eval_refuses_a_wrong_label_before_it_reads_a_frame(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], card: dict, message: str) -> None:
+    """A label a lab wrote by hand with a card the scores cannot use (a ten as ``10H``, a
+    width left out, ...) would score a suite wrongly without a word: it is refused, naming
+    the file and the card, before any frame is read (the last file in order holds it, and
+    no frame's line was written)."""
+    pairs = labelled_images(SAMPLES)
+    for img, lab in pairs[:3]:
+        shutil.copy(img, tmp_path / img.name)
+        shutil.copy(lab, tmp_path / lab.name)
+    last = tmp_path / pairs[2][1].name
+    labels = json.loads(last.read_text())
+    labels["cards"][1] = {**labels["cards"][1], **card}
+    last.write_text(json.dumps(labels))
+    out = tmp_path / "frames.jsonl"
+    assert main(["vision-eval", "--frames-out", str(out), str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"monster-match vision-eval: {last}: {message}"
+    assert out.read_text() == ""
+    last.write_text('{"cards": [')
+    assert main(["vision-eval", str(tmp_path)]) == 2
+    assert f"{last}: not JSON (" in capsys.readouterr().err
+
+
+def test_vision_eval_calibrated_names_a_label_without_corners(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    img, lab = labelled_images(SAMPLES)[0]
+    shutil.copy(img, tmp_path / img.name)
+    labels = json.loads(lab.read_text())
+    del labels["cards"][0]["corners"]
+    (tmp_path / lab.name).write_text(json.dumps(labels))
+    assert main(["vision-eval", "--calibrated", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"monster-match vision-eval: {tmp_path / lab.name}: its cards' \"corners\" are not "
+        "four [x, y] points each: it cannot be read as a calibrated table's frame")
+
+
+def test_recognize_recursive_reads_a_suite_in_folders(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``recognize -r``: the images of every folder but the hidden ones, in path order, a
+    TIFF among them; without it, a directory whose images lie in folders gives the hint."""
+    files = _suite(tmp_path)
+    assert main(["recognize", "--json", str(tmp_path)]) == 2
+    assert "their subdirectories hold 4: --recursive reads them" in capsys.readouterr().err
+    assert main(["recognize", "--json", "--recursive", str(tmp_path)]) == 1
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [Path(x["image"]).relative_to(tmp_path).as_posix() for x in lines] == [
+        *(f"a/{img.name}" for img, _ in labelled_images(SAMPLES)[:2]), "b/broken.jpg",
+        "b/frame.tif"]
+    assert "error" in lines[2]
+    source = Recognizer().recognize(load_image(files["tif_source"]))
+    assert [c["code"] for c in lines[3]["cards"]] == [c["code"] for c in source["cards"]]

@@ -5,7 +5,8 @@
         back.png                                # one back or more: back.png, back-2.png, ...
 
 File names are card codes as everywhere else (``QH``, ``TS``; ``10S`` is taken for ``TS``,
-case does not matter), images PNG, JPEG or WebP. Each image is one whole card, upright (an
+case does not matter), images PNG, JPEG, WebP, BMP or TIFF, 8 or 16 bits
+(:data:`vision.imagefiles.IMAGE_SUFFIXES`). Each image is one whole card, upright (an
 index corner top left), cropped to its edge, scanned or photographed square-on. An image with
 an alpha channel keeps it (rounded corners drawn transparent); any other gets rounded corners
 of 6 % of its width. Hearts and diamonds must be in colour (:mod:`vision.frames`: the reader
@@ -39,8 +40,8 @@ import numpy as np
 from vision.codes import CARD_CODES
 from vision.designs import CARD_WIDTH, CardDesign
 from vision.frames import has_colour
+from vision.imagefiles import IMAGE_SUFFIXES
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 #: Corner radius given to images without an alpha channel, a share of the card width (real
 #: decks: 3-4 mm on 63 mm).
 CORNER_RADIUS = 0.06

@@ -1,11 +1,16 @@
 """Score recognition against a labelled directory.
 
-Directory format: every image ``NAME.jpg`` (or ``.png``) has a label file ``NAME.json`` beside
-it, in the format written by :func:`vision.synth.render_table` (see :mod:`vision.synth`). Only
-``cards[*].code`` (a code or ``"face_down"``), ``center``, ``card_width_px`` and ``readable``
-are used for the scores; ``table_to_image`` (optional: the table-to-image homography) says
-how far the camera is tilted at a card (:func:`camera_tilt`, for the breakdowns of
-``benchmarks/vision_misses.py``).
+Directory format: every image ``NAME.jpg`` (or ``.png``, any of
+:data:`vision.imagefiles.IMAGE_SUFFIXES`) has a label file ``NAME.json`` beside it, in the
+format written by :func:`vision.synth.render_table` (see :mod:`vision.synth`); a suite may
+keep its frames in subdirectories (``recursive``). Only ``cards[*].code`` (a code or
+``"face_down"``), ``center``, ``card_width_px`` and ``readable`` are used for the scores, and
+every label is checked for them before a frame is read (:func:`read_labels`): a label that
+says ``"10H"`` or leaves a card's width out would otherwise score a suite wrongly without a
+word. ``table_to_image`` (optional: the table-to-image homography) says how far the camera
+is tilted at a card (:func:`camera_tilt`, for the breakdowns of
+``benchmarks/vision_misses.py``). A frame whose image cannot be read is not scored, and is
+listed (``Score.unread``); the others are.
 
 Matching: a reported card matches an unmatched labelled card of the same code whose centre is
 within :data:`CODE_RADIUS` (0.6) card widths if there is one (the read is right, the position
@@ -40,8 +45,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.calibration import homography_jacobian
+from vision.codes import CARD_CODES, FACE_DOWN
+from vision.imagefiles import files_in
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 MATCH_RADIUS = 0.3
 CODE_RADIUS = 0.6
 BACK_RADIUS = 0.5
@@ -70,6 +76,8 @@ class Score:
     rc_false_positive: int = 0
     elapsed_ms: list[float] = field(default_factory=list)
     confusions: list[str] = field(default_factory=list)
+    #: Frames whose image could not be read, each as its error (the file named): not scored.
+    unread: list[str] = field(default_factory=list)
 
     @property
     def recall(self) -> float:
@@ -112,6 +120,7 @@ class Score:
             "rank_colour_recall": round(self.rank_colour_recall, 5),
             "rc_reported": self.rc_reported, "rc_correct": self.rc_correct,
             "rc_misread": self.rc_misread, "rc_false_positives": self.rc_false_positive,
+            "unread_frames": len(self.unread),
         }
 
     def report(self) -> str:
@@ -129,14 +138,16 @@ class Score:
                    f"by rank and colour)  misread rate {100 * self.rc_misread_rate:.3f}% "
                    f"({self.rc_misread}/{self.rc_reported})  false positives "
                    f"{self.rc_false_positive}\n" if self.rc_reported else "")
-                + f"ms/frame median {self.ms_median:.1f}")
+                + f"ms/frame median {self.ms_median:.1f}"
+                + (f"\nframes not read {len(self.unread)} (not scored)" if self.unread else ""))
 
     def line(self) -> str:
         """The main counts on one line (a row of a per-design table)."""
         return (f"recall {100 * self.recall:.2f}% ({self.correct}/{self.readable})  "
                 f"misreads {self.misread}/{self.reported}  false positives "
                 f"{self.false_positive}  face down {self.face_down_found}/{self.face_down} "
-                f"(false {self.face_down_false})  frames {self.frames}")
+                f"(false {self.face_down_false})  frames {self.frames}"
+                + (f" ({len(self.unread)} not read)" if self.unread else ""))
 
 
 def match_reports(cards: list[dict], truth: list[dict]) -> list[tuple[int | None, float]]:
@@ -323,13 +334,86 @@ def label_tilt(labels: dict, point: list) -> float | None:
     return tilt if np.isfinite(tilt) else None
 
 
-def labelled_images(directory: Path) -> list[tuple[Path, Path]]:
-    """(image, label) pairs in ``directory``, sorted by name."""
-    pairs = []
-    for img in sorted(directory.iterdir()):
-        if img.suffix.lower() in IMAGE_SUFFIXES and img.with_suffix(".json").exists():
-            pairs.append((img, img.with_suffix(".json")))
-    return pairs
+def labelled_images(directory: Path, recursive: bool = False) -> list[tuple[Path, Path]]:
+    """(image, label) pairs in ``directory`` (with ``recursive``, in its subdirectories too),
+    sorted by path: the images (:func:`vision.imagefiles.files_in`) with ``NAME.json``
+    beside them."""
+    return [(img, img.with_suffix(".json")) for img in files_in(Path(directory),
+                                                                  recursive=recursive)
+            if img.with_suffix(".json").is_file()]
+
+
+class LabelError(ValueError):
+    """A label file that is not JSON or not the labels' format; the message names the file,
+    the card, and what is wrong."""
+
+
+def read_labels(path: Path) -> dict:
+    """The labels in ``path``, checked for what the scores use (module docstring).
+
+    >>> import tempfile, textwrap
+    >>> path = Path(tempfile.mkdtemp()) / "frame.json"
+    >>> def error(path):
+    ...     try:
+    ...         read_labels(path)
+    ...     except LabelError as exc:
+    ...         return textwrap.fill(str(exc).replace(str(path), "FILE"), 88)
+    >>> card = {"code": "QH", "center": [100, 80], "card_width_px": 55.0}
+    >>> _ = path.write_text(json.dumps({"cards": [card, {**card, "code": "10H"}]}))
+    >>> print(error(path))
+    FILE: card 2: "10H" is not a card code (a rank of A23456789TJQK and a suit of SHDC, a
+    ten as T: "TH"), nor "face_down"
+    >>> _ = path.write_text(json.dumps({"cards": [{**card, "card_width_px": 0}]}))
+    >>> print(error(path))
+    FILE: card 1: "card_width_px" must be a number above 0, not 0
+    >>> _ = path.write_text('{"cards": [')
+    >>> print(error(path))
+    FILE: not JSON (Expecting value: line 1 column 12 (char 11))
+    >>> _ = path.write_text(json.dumps({"cards": [card]}))
+    >>> read_labels(path)["cards"][0]["code"]
+    'QH'
+    """
+    try:
+        labels = json.loads(path.read_text())
+    except OSError as exc:
+        raise LabelError(f"{path}: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise LabelError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(labels, dict) or not isinstance(labels.get("cards"), list):
+        raise LabelError(f'{path}: not labels: an object with a list of "cards" is expected')
+    if not isinstance(labels.get("design", ""), str):
+        raise LabelError(f'{path}: "design" must be a string')
+    for k, card in enumerate(labels["cards"], 1):
+        problem = _card_problem(card)
+        if problem:
+            raise LabelError(f"{path}: card {k}: {problem}")
+    return labels
+
+
+def _card_problem(card: object) -> str | None:
+    """What is wrong with one labelled card, or None."""
+    if not isinstance(card, dict):
+        return "not an object"
+    code = card.get("code")
+    if code != FACE_DOWN and code not in CARD_CODES:
+        hint = ""
+        if isinstance(code, str) and code.upper().replace("10", "T", 1) in CARD_CODES:
+            hint = f': "{code.upper().replace("10", "T", 1)}"'
+        return (f"{json.dumps(code)} is not a card code (a rank of A23456789TJQK and a suit of "
+                f'SHDC, a ten as T{hint}), nor "{FACE_DOWN}"')
+    centre = card.get("center")
+    if not (isinstance(centre, list) and len(centre) == 2 and all(_finite(v) for v in centre)):
+        return f'"center" must be [x, y] in image pixels, not {json.dumps(centre)}'
+    width = card.get("card_width_px")
+    if not (_finite(width) and width > 0):
+        return f'"card_width_px" must be a number above 0, not {json.dumps(width)}'
+    if not isinstance(card.get("readable", True), bool):
+        return f'"readable" must be true or false, not {json.dumps(card["readable"])}'
+    return None
+
+
+def _finite(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and bool(np.isfinite(v))
 
 
 def burst_frames(image: Path) -> list[Path]:
@@ -344,64 +428,80 @@ def burst_frames(image: Path) -> list[Path]:
 def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
                     progress: Callable[[Iterable, int], Iterable] | None = None,
                     burst: bool = False, calibrated: bool = False, workers: int = 1,
-                    on_frame: Callable[[Path, dict, Score, dict], None] | None = None
-                    ) -> dict[str, Score]:
-    """Recognise every labelled image in ``directory``; the scores per card design (the
-    label's ``"design"``, ``""`` where a label names none), in name order. A lab's suite of
-    several decks sees which deck the misses and misreads come from. With ``burst``, each
-    labelled image is read with the rest of its burst (module docstring) and the reads fused
-    (:func:`vision.burst.fuse`, at the recogniser's burst threshold and agreement, whatever
-    the burst's length); a directory without bursts is refused. With ``calibrated``, each
-    frame is read with its table's card sizes (:func:`vision.tablesize.from_labels`: the
-    labels' homography and card millimetres; labels without a homography are refused).
-    ``workers``: frames read by that many processes (:mod:`vision.parallel`), the same
-    scores; ``progress(reads, frames)`` wraps the stream of frames read (a progress bar);
-    ``on_frame(image, labels, score, result)`` is told of each frame as it is scored."""
+                    on_frame: Callable[[Path, dict, Score, dict], None] | None = None,
+                    recursive: bool = False) -> dict[str, Score]:
+    """Recognise every labelled image in ``directory`` (with ``recursive``, in its
+    subdirectories too); the scores per card design (the label's ``"design"``, ``""`` where a
+    label names none), in name order. A lab's suite of several decks sees which deck the
+    misses and misreads come from. Every label is read and checked first
+    (:func:`read_labels`; :class:`LabelError` before any frame is read). A frame whose image
+    cannot be read counts in its design's ``unread``, and the rest are read. With ``burst``,
+    each labelled image is read with the rest of its burst (module docstring) and the reads
+    fused (:func:`vision.burst.fuse`, at the recogniser's burst threshold and agreement,
+    whatever the burst's length); a directory without bursts is refused. With
+    ``calibrated``, each frame is read with its table's card sizes
+    (:func:`vision.tablesize.from_labels`: the labels' homography and card millimetres;
+    labels without a homography are refused). ``workers``: frames read by that many
+    processes (:mod:`vision.parallel`), the same scores; ``progress(reads, frames)`` wraps
+    the stream of frames read (a progress bar); ``on_frame(image, labels, score, result)`` is
+    told of each frame as it is scored (``result`` ``{"error": ...}`` for one not read)."""
     from vision.parallel import read_in_order
     from vision.recognize import Recognizer
+    from vision.tablesize import from_labels
 
     directory = Path(directory)
-    pairs = labelled_images(directory)
+    pairs = labelled_images(directory, recursive)
     if not pairs:
-        raise FileNotFoundError(f"no labelled images (NAME.jpg + NAME.json) in {directory}")
+        raise FileNotFoundError(f"no labelled images (NAME.jpg + NAME.json) in {directory}"
+                                + (" or its subdirectories" if recursive else ""))
     if burst and not any(len(burst_frames(img)) > 1 for img, _ in pairs):
         raise FileNotFoundError(f"no bursts (NAME.jpg followed by NAME.b1.jpg) in {directory}")
+    labels = [read_labels(lab) for _, lab in pairs]
+    if calibrated:
+        for (_, lab), one in zip(pairs, labels, strict=True):
+            try:
+                from_labels(one)
+            except (KeyError, TypeError, IndexError):
+                problem = "its cards' \"corners\" are not four [x, y] points each"
+            except ValueError as exc:  # (numpy's LinAlgError for a singular homography too)
+                problem = str(exc)
+            else:
+                continue
+            raise LabelError(f"{lab}: {problem}: it cannot be read as a calibrated table's "
+                             "frame")
     rec = recognizer or Recognizer()
-    jobs = [(img, lab, burst, calibrated) for img, lab in pairs]
+    jobs = [(img, one, burst, calibrated) for (img, _), one in zip(pairs, labels, strict=True)]
     reads = read_in_order(_read_labelled, jobs, rec, workers)
     scores: dict[str, Score] = {}
     try:
-        for (img, _, _, _), (labels, result) in zip(
+        for (img, one, _, _), result in zip(
                 jobs, progress(reads, len(jobs)) if progress else reads, strict=True):
-            score = score_frame(result, labels)
-            scores.setdefault(str(labels.get("design", "")), Score()).add(score)
+            score = Score(unread=[result["error"]]) if "error" in result else \
+                score_frame(result, one)
+            scores.setdefault(str(one.get("design", "")), Score()).add(score)
             if on_frame is not None:
-                on_frame(img, labels, score, result)
+                on_frame(img, one, score, result)
     finally:
         reads.close()
     return dict(sorted(scores.items()))
 
 
-def _read_labelled(rec, job: tuple[Path, Path, bool, bool]) -> tuple[dict, dict]:  # noqa: ANN001
-    """One labelled frame (or burst) read as :func:`score_by_design` says: its labels and
-    the recogniser's result."""
+def _read_labelled(rec, job: tuple[Path, dict, bool, bool]) -> dict:  # noqa: ANN001
+    """One labelled frame (or burst) read as :func:`score_by_design` says: the recogniser's
+    result, or ``{"error": ...}`` for an image that cannot be read."""
     from vision.burst import fuse
-    from vision.recognize import load_image
+    from vision.recognize import ImageError, load_image
     from vision.tablesize import from_labels
 
-    img_path, lab_path, burst, calibrated = job
-    labels = json.loads(lab_path.read_text())
+    img_path, labels, burst, calibrated = job
+    table = from_labels(labels) if calibrated else None
     try:
-        table = from_labels(labels) if calibrated else None
-    except ValueError as exc:
-        raise ValueError(f"{lab_path}: {exc}: it cannot be read as a calibrated table's "
-                         "frame") from None
-    if burst:
-        result = fuse([rec.recognize(load_image(f), table) for f in burst_frames(img_path)],
-                      rec.burst_threshold, rec.burst_min_frames)
-    else:
-        result = rec.recognize(load_image(img_path), table)
-    return labels, result
+        if burst:
+            return fuse([rec.recognize(load_image(f), table) for f in burst_frames(img_path)],
+                        rec.burst_threshold, rec.burst_min_frames)
+        return rec.recognize(load_image(img_path), table)
+    except ImageError as exc:
+        return {"error": str(exc)}
 
 
 def total(scores: Iterable[Score]) -> Score:
@@ -418,7 +518,8 @@ def total(scores: Iterable[Score]) -> Score:
 
 def evaluate_dir(directory: str | Path, recognizer=None,  # noqa: ANN001
                  progress: Callable[[Iterable, int], Iterable] | None = None,
-                 burst: bool = False, calibrated: bool = False, workers: int = 1) -> Score:
+                 burst: bool = False, calibrated: bool = False, workers: int = 1,
+                 recursive: bool = False) -> Score:
     """Recognise every labelled image (or burst) in ``directory`` and score the lot."""
     return total(score_by_design(directory, recognizer, progress, burst, calibrated,
-                                 workers).values())
+                                 workers, recursive=recursive).values())

@@ -10,10 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 from controller.cli import CommandError
+from vision.imagefiles import IMAGE_SUFFIXES, files_in
 from vision.stream import LiveStream, StreamError, is_stream, redact
 from vision.video import VIDEO_SUFFIXES, VideoError, frame_count, is_video, video_frames
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "recognize",
         help="recognise the cards in camera frames",
         description="Recognise every dealt card in each image (directories are searched for "
-                    f"{', '.join(IMAGE_SUFFIXES)} files) and in the frames of each video "
+                    f"{', '.join(IMAGE_SUFFIXES)} files; with --recursive their "
+                    "subdirectories too) and in the frames of each video "
                     f"({', '.join(VIDEO_SUFFIXES)}; --every N reads every Nth frame; a line "
                     "per frame, with \"frame\", its number), and of each live camera "
                     f"({', '.join(s + '://' for s in ('rtsp', 'http', 'https', 'rtmp', 'udp'))}"
@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="IMAGE_OR_DIR")
     p.add_argument("--json", action="store_true", help="one JSON object per image, one a line")
+    p.add_argument("-r", "--recursive", action="store_true",
+                   help="search the directories' subdirectories too (hidden ones left out); "
+                        "the files in order of their path")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: bundled)")
     p.add_argument("--threshold", type=float, default=None,
                    help="operating threshold (default: the model's, from its .json)")
@@ -94,9 +97,10 @@ def rank_colour_options(args: argparse.Namespace) -> dict:
             "rank_colour": not args.no_rank_colour}
 
 
-def expand(paths: list[str]) -> list[Path | str]:
-    """Files as given, directories expanded to their image and video files (sorted); a live
-    camera (:func:`vision.stream.is_stream`) as its URL or device, a string."""
+def expand(paths: list[str], recursive: bool = False) -> list[Path | str]:
+    """Files as given, directories expanded to their image and video files (sorted; with
+    ``recursive``, those of their subdirectories too, :func:`vision.imagefiles.files_in`); a
+    live camera (:func:`vision.stream.is_stream`) as its URL or device, a string."""
     out: list[Path | str] = []
     for raw in paths:
         if is_stream(raw):
@@ -104,8 +108,7 @@ def expand(paths: list[str]) -> list[Path | str]:
             continue
         p = Path(raw)
         if p.is_dir():
-            out += sorted(f for f in p.iterdir()
-                          if f.suffix.lower() in IMAGE_SUFFIXES + VIDEO_SUFFIXES)
+            out += files_in(p, IMAGE_SUFFIXES + VIDEO_SUFFIXES, recursive)
         else:
             out.append(p)
     return out
@@ -305,9 +308,12 @@ def _run_burst(args: argparse.Namespace, files: list[Path | str], rec,  # noqa: 
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    files = expand(args.paths)
+    files = expand(args.paths, args.recursive)
     if not files:
-        raise CommandError("no images found")
+        below = not args.recursive and expand(args.paths, recursive=True)
+        raise CommandError("no images found" + (
+            f" (their subdirectories hold {len(below)}: --recursive reads them)"
+            if below else ""))
     if args.every < 1:
         raise CommandError("--every must be at least 1")
     if args.frames is not None and args.frames < 1:

@@ -20,12 +20,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "vision-eval",
         help="score card recognition on a labelled directory",
-        description="Recognise every NAME.jpg/.png that has a NAME.json label beside it (the "
-                    "format of vision.synth.render_table; see sample_images/README.md) and "
-                    "print recall of readable face-up cards, misread rate, false positives "
-                    "and ms/frame, in all and per card design (the labels' \"design\").",
+        description="Recognise every NAME.jpg (or .png, .tif, ...) that has a NAME.json label "
+                    "beside it (the format of vision.synth.render_table; see "
+                    "sample_images/README.md) and print recall of readable face-up cards, "
+                    "misread rate, false positives and ms/frame, in all and per card design "
+                    "(the labels' \"design\"). Every label is checked before a frame is "
+                    "read. A frame whose image cannot be read is listed and not scored, the "
+                    "rest are, and the exit status is then 1.",
     )
     p.add_argument("directory", type=Path, metavar="DIR")
+    p.add_argument("-r", "--recursive", action="store_true",
+                   help="the labelled frames of DIR's subdirectories too (hidden ones left "
+                        "out), scored per folder as well")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: bundled)")
     p.add_argument("--threshold", type=float, default=None, help="operating threshold")
@@ -49,13 +55,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.evaluate import Score, frame_report, score_by_design, total
+    from vision.evaluate import Score, frame_report, labelled_images, score_by_design, total
     from vision.parallel import WorkerError
     from vision.quality import WARNING_ORDER, image_warnings
-    from vision.recognize import DEFAULT_MODEL, ImageError, Recognizer
+    from vision.recognize import DEFAULT_MODEL, Recognizer
 
     if not args.directory.is_dir():
         raise CommandError(f"not a directory: {args.directory}")
+    if not args.recursive and not labelled_images(args.directory):
+        below = labelled_images(args.directory, recursive=True)
+        if below:
+            raise CommandError(f"no labelled images (NAME.jpg + NAME.json) in {args.directory}; "
+                               f"its subdirectories hold {len(below)}: --recursive scores them")
     workers = workers_option(args)
     try:
         frames_out = args.frames_out.open("w") if args.frames_out else None
@@ -63,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"{args.frames_out}: {exc.strerror or exc}") from None
 
     def write_frame(image: Path, labels: dict, score: Score, result: dict) -> None:
+        if "error" in result:
+            frames_out.write(json.dumps({"image": str(image), "design": labels.get("design", ""),
+                                         "error": result["error"]}) + "\n")
+            return
         frames_out.write(json.dumps({
             "image": str(image), "design": labels.get("design", ""),
             "readable_cards": score.readable, "correct": score.correct,
@@ -73,12 +88,16 @@ def run(args: argparse.Namespace) -> int:
             "elapsed_ms": result.get("elapsed_ms"), "quality": result.get("quality"),
             **frame_report(result, labels)}) + "\n")
 
-    # the frames' scores by the camera's condition as measured in each (vision.quality)
+    # the frames' scores by the camera's condition as measured in each (vision.quality),
+    # and by the folder they lie in (a suite kept in subdirectories)
     by_warning: dict[str, Score] = {}
+    by_folder: dict[str, Score] = {}
 
     def on_frame(image: Path, labels: dict, score: Score, result: dict) -> None:
-        for key in image_warnings(result):
+        for key in image_warnings(result) if "error" not in result else ():
             by_warning.setdefault(key, Score()).add(score)
+        folder = image.parent.relative_to(args.directory).as_posix()
+        by_folder.setdefault(folder, Score()).add(score)
         if frames_out is not None:
             write_frame(image, labels, score, result)
 
@@ -89,30 +108,44 @@ def run(args: argparse.Namespace) -> int:
                                     lambda it, n: tqdm(it, total=n, unit="img",
                                                        file=sys.stderr, disable=n < 4),
                                     burst=args.burst, calibrated=args.calibrated,
-                                    workers=workers,
-                                    on_frame=on_frame)
-    except (FileNotFoundError, ValueError, ImageError, WorkerError) as exc:
+                                    workers=workers, on_frame=on_frame,
+                                    recursive=args.recursive)
+    except (FileNotFoundError, ValueError, WorkerError) as exc:
         raise CommandError(str(exc)) from None
     finally:
         if frames_out is not None:
             frames_out.close()
     score = total(by_design.values())
+    status = 1 if score.unread else 0
+    folders = dict(sorted(by_folder.items())) if args.recursive else {}
     if args.json:
         print(json.dumps({**score.summary(), "calibrated": args.calibrated,
                           "by_design": {k: v.summary() for k, v in by_design.items()},
                           "by_image_warning": {k: by_warning[k].summary()
-                                               for k in WARNING_ORDER if k in by_warning}}))
-        return 0
+                                               for k in WARNING_ORDER if k in by_warning},
+                          **({"by_folder": {k: v.summary() for k, v in folders.items()}}
+                             if args.recursive else {}),
+                          "unread": score.unread}))
+        return status
     print(score.report())
     if args.burst:
         print("(a frame here is a burst: its reads fused, its time the whole burst's)")
-    if len(by_design) > 1 or "" not in by_design:
-        width = max(len(k) for k in by_design)
-        print("by design:")
-        for name, s in by_design.items():
-            print(f"  {(name or '(none)'):<{width}}  {s.line()}")
-    if len(by_warning) > 1:
-        print("by the camera's condition measured in each frame (vision.quality):")
-        for name in (k for k in WARNING_ORDER if k in by_warning):
-            print(f"  {name:<11}  {by_warning[name].line()}")
-    return 0
+    _table("by design:", {(k or "(none)"): v for k, v in by_design.items()},
+           len(by_design) > 1 or "" not in by_design)
+    _table("by folder:", {(k if k != "." else "(top)"): v for k, v in folders.items()},
+           len(folders) > 1)
+    _table("by the camera's condition measured in each frame (vision.quality):",
+           {k: by_warning[k] for k in WARNING_ORDER if k in by_warning}, len(by_warning) > 1)
+    for error in score.unread:
+        print(f"not read: {error}")
+    return status
+
+
+def _table(title: str, rows: dict, shown: bool) -> None:
+    """A breakdown's rows, one :meth:`Score.line` each, under ``title`` (where ``shown``)."""
+    if not shown:
+        return
+    print(title)
+    width = max(len(k) for k in rows)
+    for name, s in rows.items():
+        print(f"  {name:<{width}}  {s.line()}")
