@@ -5,9 +5,9 @@ Directory format: every image ``NAME.jpg`` (or ``.png``, any of
 format written by :func:`vision.synth.render_table` (see :mod:`vision.synth`); a suite may
 keep its frames in subdirectories (``recursive``). Only ``cards[*].code`` (a code or
 ``"face_down"``), ``center``, ``card_width_px`` and ``readable`` are used for the scores, and
-every label is checked for them before a frame is read (:func:`read_labels`): a label that
-says ``"10H"`` or leaves a card's width out would otherwise score a suite wrongly without a
-word. ``table_to_image`` (optional: the table-to-image homography) says how far the camera
+every label is checked for them before a frame is read (:func:`read_labels`): a right read
+of a card labelled ``"10H"`` would otherwise count as a misread without a word, and a card
+without its width would stop the suite halfway. ``table_to_image`` (optional: the table-to-image homography) says how far the camera
 is tilted at a card (:func:`camera_tilt`, for the breakdowns of
 ``benchmarks/vision_misses.py``). A frame whose image cannot be read is not scored, and is
 listed (``Score.unread``); the others are.
