@@ -444,3 +444,25 @@ def test_recognize_recursive_reads_a_suite_in_folders(
     assert "error" in lines[2]
     source = Recognizer().recognize(load_image(files["tif_source"]))
     assert [c["code"] for c in lines[3]["cards"]] == [c["code"] for c in source["cards"]]
+
+
+def test_vision_eval_names_its_misreads(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A card read right but labelled as another (here on purpose) is a misread, and the
+    report says which: ``labelled -> read``, counted."""
+    from vision.evaluate import match_reports
+
+    img, lab = labelled_images(SAMPLES)[0]
+    labels = json.loads(lab.read_text())
+    result = Recognizer().recognize(load_image(img))
+    read = result["cards"][0]
+    best, _ = match_reports([read], labels["cards"])[0]
+    assert labels["cards"][best]["code"] == read["code"]
+    wrong = "KC" if read["code"] != "KC" else "QC"
+    labels["cards"][best]["code"] = wrong
+    shutil.copy(img, tmp_path / img.name)
+    (tmp_path / lab.name).write_text(json.dumps(labels))
+    assert main(["vision-eval", "--json", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["misreads"] == {f"{wrong}->{read['code']}": 1}
+    assert main(["vision-eval", str(tmp_path)]) == 0
+    assert f"misreads (labelled -> read): {wrong}->{read['code']}\n" in capsys.readouterr().out

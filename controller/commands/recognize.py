@@ -267,7 +267,8 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
         cards += " | small cards at " + ", ".join(
             f"{s} ({quality['spot_card_px'][s]:.0f} px)" for s in quality["small_spots"])
     if "images" in head:
-        label = f"burst of {len(head['images'])} frames"
+        n = len(head["images"])
+        label = f"burst of {n} frame{'s' * (n != 1)}"
     else:
         label = head["image"] + (f"#{head['frame']}" if "frame" in head else "")
         if head.get("skipped"):  # a live camera's frames that went by unread

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.cli import CommandError
 from controller.commands.recognize import (
@@ -14,6 +16,9 @@ from controller.commands.recognize import (
     rank_colour_options,
     workers_option,
 )
+
+if TYPE_CHECKING:
+    from vision.evaluate import Score
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -125,9 +130,12 @@ def run(args: argparse.Namespace) -> int:
                                                for k in WARNING_ORDER if k in by_warning},
                           **({"by_folder": {k: v.summary() for k, v in folders.items()}}
                              if args.recursive else {}),
-                          "unread": score.unread}))
+                          "misreads": misread_counts(score), "unread": score.unread}))
         return status
     print(score.report())
+    if score.confusions:
+        print("misreads (labelled -> read): " + ", ".join(
+            f"{pair}" + (f" x{n}" if n > 1 else "") for pair, n in misread_counts(score).items()))
     if args.burst:
         print("(a frame here is a burst: its reads fused, its time the whole burst's)")
     _table("by design:", {(k or "(none)"): v for k, v in by_design.items()},
@@ -139,6 +147,17 @@ def run(args: argparse.Namespace) -> int:
     for error in score.unread:
         print(f"not read: {error}")
     return status
+
+
+def misread_counts(score: Score) -> dict[str, int]:
+    """How often each card was misread as which, most often first (then by name): what a lab
+    looks at first in a suite's misreads.
+
+    >>> from vision.evaluate import Score
+    >>> misread_counts(Score(confusions=["6S->9S", "QH->QD", "6S->9S"]))
+    {'6S->9S': 2, 'QH->QD': 1}
+    """
+    return dict(sorted(Counter(score.confusions).items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _table(title: str, rows: dict, shown: bool) -> None:
