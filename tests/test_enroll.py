@@ -69,7 +69,7 @@ def test_sixteen_bit_and_grey_scans_load_with_round_corners(deck_dir: Path,
     folder = _copy(deck_dir, tmp_path / "deep")
     img = cv2.imread(str(folder / "5D.png"), cv2.IMREAD_UNCHANGED)[..., :3]
     (folder / "5D.png").unlink()
-    cv2.imwrite(str(folder / "5D.png"), img.astype(np.uint16) * 257)
+    cv2.imwrite(str(folder / "5D.tif"), img.astype(np.uint16) * 257)  # a 16-bit TIFF scan
     grey = cv2.cvtColor(cv2.imread(str(folder / "6S.png"), cv2.IMREAD_UNCHANGED)[..., :3],
                         cv2.COLOR_BGR2GRAY)
     (folder / "6S.png").unlink()

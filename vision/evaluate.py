@@ -7,10 +7,10 @@ keep its frames in subdirectories (``recursive``). Only ``cards[*].code`` (a cod
 ``"face_down"``), ``center``, ``card_width_px`` and ``readable`` are used for the scores, and
 every label is checked for them before a frame is read (:func:`read_labels`): a right read
 of a card labelled ``"10H"`` would otherwise count as a misread without a word, and a card
-without its width would stop the suite halfway. ``table_to_image`` (optional: the table-to-image homography) says how far the camera
-is tilted at a card (:func:`camera_tilt`, for the breakdowns of
-``benchmarks/vision_misses.py``). A frame whose image cannot be read is not scored, and is
-listed (``Score.unread``); the others are.
+without its width would stop the suite halfway. ``table_to_image`` (optional: the
+table-to-image homography) says how far the camera is tilted at a card
+(:func:`camera_tilt`, for the breakdowns of ``benchmarks/vision_misses.py``). A frame whose
+image cannot be read is not scored, and is listed (``Score.unread``); the others are.
 
 Matching: a reported card matches an unmatched labelled card of the same code whose centre is
 within :data:`CODE_RADIUS` (0.6) card widths if there is one (the read is right, the position
