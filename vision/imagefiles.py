@@ -18,7 +18,8 @@ def files_in(directory: Path, suffixes: Iterable[str] = IMAGE_SUFFIXES,
              recursive: bool = False) -> list[Path]:
     """The files in ``directory`` whose suffix (any case) is one of ``suffixes``, sorted by
     their path below it; with ``recursive``, in its subdirectories too (hidden ones, such as
-    ``.git``, left out, as are hidden files).
+    ``.git``, left out, as are hidden files; a link to a directory is not followed, so a
+    link back up cannot loop).
 
     >>> import tempfile
     >>> root = Path(tempfile.mkdtemp())
@@ -27,6 +28,7 @@ def files_in(directory: Path, suffixes: Iterable[str] = IMAGE_SUFFIXES,
     ...     (root / name).touch()
     >>> [p.relative_to(root).as_posix() for p in files_in(root)]
     ['a.tif', 'b.JPG']
+    >>> (root / "glare" / "up").symlink_to(root)          # a loop, were it followed
     >>> [p.relative_to(root).as_posix() for p in files_in(root, recursive=True)]
     ['a.tif', 'b.JPG', 'glare/c.png']
     """
