@@ -262,6 +262,7 @@ class LiveCamera(FrameReader):
         super().__init__(frames_dir, recognizer, settings)
         self.source = settings.source
         self.settle_s = settings.settle_ms / 1000.0
+        self.capture_size = settings.capture_size
         self.calibrator = LayoutCalibrator(settings)
         self.open_seconds = open_seconds
         self.stall_seconds = stall_seconds
@@ -273,9 +274,11 @@ class LiveCamera(FrameReader):
         return redact(self.source)
 
     def open(self) -> None:
-        """Open the camera now (:class:`vision.stream.StreamError` if it cannot be)."""
+        """Open the camera now (:class:`vision.stream.StreamError` if it cannot be); a
+        capture device is asked for ``[camera] capture_size``."""
         if self._stream is None:
-            self._stream = LiveStream(self.source, self.open_seconds, self.stall_seconds)
+            self._stream = LiveStream(self.source, self.open_seconds, self.stall_seconds,
+                                      self.capture_size)
 
     def close(self) -> None:
         if self._stream is not None:
@@ -299,7 +302,23 @@ class LiveCamera(FrameReader):
         except StreamError as exc:
             self.close()
             return CameraRead([], [], [], 0.0, camera_error=str(exc))
+        wrong = self.wrong_size(frames[0])
+        if wrong:
+            return CameraRead([], [], [], 0.0, camera_error=wrong)
         return self._read_kept(frames, name, self.calibrator)
+
+    def wrong_size(self, frame: np.ndarray) -> str | None:
+        """Why ``frame`` cannot be read under ``"points"`` calibration: its size is not
+        ``[camera] capture_size``, at which the configured ``image_points`` were measured
+        (a camera set to another size, or reset to its default, would have every card
+        placed in the wrong area). ``None`` when it can; under ArUco calibration always,
+        each frame's markers placing its cards."""
+        h, w = frame.shape[:2]
+        if self.calibrator.settings.calibration != "points" or (w, h) == self.capture_size:
+            return None
+        return (f"{self.name} gives {w}x{h} frames; [camera] capture_size is "
+                f"{self.capture_size[0]}x{self.capture_size[1]}, the size its image_points "
+                f"were measured at: set the camera to that size, or measure the points again")
 
     def __enter__(self) -> LiveCamera:
         return self

@@ -80,6 +80,10 @@ class CameraSettings:
     #: A check reads frames decoded at least this long (milliseconds) after it was asked for:
     #: the card just dealt lies still and the dealer's hand is out of the picture.
     settle_ms: int = 400
+    #: The live camera's frame size (width, height): asked of a capture device, and the size
+    #: ``"points"`` calibration's ``image_points`` were measured at (a frame of another size
+    #: is not read: its cards would be placed in the wrong areas).
+    capture_size: tuple[int, int] = (1280, 720)
 
 
 CALIBRATIONS = ("none", "points", "aruco")
@@ -90,6 +94,8 @@ FRAME_FORMATS = ("png", "jpeg")
 MAX_SETTLE_MS = 5000
 #: The most frames a check of the layout may read (a second of a 30 fps camera).
 MAX_BURST = 30
+#: The smallest and largest ``capture_size`` (width, height): QVGA to 8K.
+MIN_CAPTURE, MAX_CAPTURE = (320, 240), (7680, 4320)
 
 
 @dataclass(frozen=True)
@@ -317,9 +323,17 @@ def _build_camera(src: TomlSource, doc: dict[str, Any]) -> CameraSettings:
     if not 0 <= settle_ms <= MAX_SETTLE_MS:
         raise src.error(f"[camera] settle_ms is how long a check waits for the layout to lie "
                         f"still, 0 to {MAX_SETTLE_MS}, got {settle_ms}", "camera", "settle_ms")
+    size = _get(src, doc, "camera", "capture_size", list)
+    if not (isinstance(size, list) and len(size) == 2 and all(type(v) is int for v in size)
+            and MIN_CAPTURE[0] <= size[0] <= MAX_CAPTURE[0]
+            and MIN_CAPTURE[1] <= size[1] <= MAX_CAPTURE[1]):
+        raise src.error(f"[camera] capture_size is the camera's frame [width, height] in "
+                        f"pixels, {MIN_CAPTURE[0]}-{MAX_CAPTURE[0]} by {MIN_CAPTURE[1]}-"
+                        f"{MAX_CAPTURE[1]}, got {size}", "camera", "capture_size")
     return CameraSettings(method, max_distance, points["image_points"],
                           points["layout_points"], dictionary, markers, areas, model, burst,
-                          card_mm, place, frame_format, source, settle_ms)
+                          card_mm, place, frame_format, source, settle_ms,
+                          (size[0], size[1]))
 
 
 def _build_weights(src: TomlSource, raw: dict[str, Any], paytable: Paytable) -> DynamicWeights:

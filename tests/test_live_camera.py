@@ -36,10 +36,11 @@ def layout_jpegs(layout: dict[str, list[str]], seed: int, frames: int = 1) -> li
     return out
 
 
-def live_settings(tmp_path: Path, source: str, settle_ms: int = 0, more: str = ""):  # noqa: ANN201
+def live_settings(tmp_path: Path, source: str, settle_ms: int = 0, more: str = "",  # noqa: ANN201
+                  calibration: str = "aruco"):
     (tmp_path / "t.toml").write_text(
-        f'[camera]\ncalibration = "aruco"\nsource = "{source}"\nsettle_ms = {settle_ms}\n'
-        + more)
+        f'[camera]\ncalibration = "{calibration}"\nsource = "{source}"\n'
+        f"settle_ms = {settle_ms}\n" + more)
     return load_config(tmp_path / "t.toml").camera
 
 
@@ -123,6 +124,10 @@ def test_a_camera_that_cannot_be_opened_is_a_camera_error(tmp_path: Path) -> Non
     ('source = "rtsp://cam7/stream1"\ncalibration = "none"', "a live camera needs calibration"),
     ('settle_ms = -1', "settle_ms is how long"),
     ('settle_ms = 6000', "settle_ms is how long"),
+    ('capture_size = [1280]', "capture_size is the camera's frame"),
+    ('capture_size = "1280x720"', "capture_size is the camera's frame"),
+    ('capture_size = [1280.0, 720.0]', "capture_size is the camera's frame"),
+    ('capture_size = [160, 120]', "capture_size is the camera's frame"),
 ])
 def test_bad_camera_source_refused(tmp_path: Path, text: str, words: str) -> None:
     (tmp_path / "t.toml").write_text(f"[camera]\n{text}\n")
@@ -135,3 +140,38 @@ def test_a_password_in_the_source_is_not_shown_in_a_config_error(tmp_path: Path)
     with pytest.raises(ConfigError) as err:
         load_config(tmp_path / "t.toml")
     assert "s3cret" not in str(err.value)
+
+
+def test_points_calibration_reads_only_frames_of_the_size_its_points_were_measured_at(
+        tmp_path: Path) -> None:
+    """Four layout points measured on the camera's 1280x720 frames place its cards right.
+    Told the camera gives 1920x1080 (as if it had been reset to another size), a check
+    reads no frame and says why, which holds the round: its points would place every card
+    in the wrong area. Under ArUco calibration each frame's markers place its cards, so a
+    frame of another size is read."""
+    imgs, labels = render_burst(DEALT, np.random.default_rng(1), 1, tilt_max=20.0,
+                                card_px=(60.0, 66.0), markers=DEFAULT_MARKERS,
+                                hands_in_area=True)
+    jpeg = cv2.imencode(".jpg", imgs[0], [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    to_image = np.asarray(labels["table_to_image"], np.float64)
+    layout = [list(xy) for xy in list(DEFAULT_MARKERS.values())[:4]]
+    seen = to_image @ np.array([[x, y, 1.0] for x, y in layout]).T
+    image = (seen[:2] / seen[2]).T.round(1).tolist()
+
+    def settings(calibration: str, size: str):  # noqa: ANN202
+        return live_settings(tmp_path, cam.url, calibration=calibration, more=(
+            f"image_points = {image}\nlayout_points = {layout}\ncapture_size = {size}\n"))
+
+    with MjpegCamera([jpeg], fps=20) as cam:
+        with LiveCamera(settings("points", "[1280, 720]"), None) as live:
+            read = live.capture()
+        assert read.camera_error is None and placed_right(read, DEALT) >= 3
+        with LiveCamera(settings("points", "[1920, 1080]"), None) as live:
+            wrong = live.capture()
+        assert wrong.cards == [] and wrong.camera_error == (
+            f"{cam.url} gives 1280x720 frames; [camera] capture_size is 1920x1080, the size "
+            "its image_points were measured at: set the camera to that size, or measure the "
+            "points again")
+        with LiveCamera(settings("aruco", "[1920, 1080]"), None) as live:
+            marked = live.capture()
+        assert marked.camera_error is None and placed_right(marked, DEALT) >= 3

@@ -61,6 +61,32 @@ def redact(source: str) -> str:
     return re.sub(r"(://[^/:@]+):[^/@]*@", r"\1:***@", source)
 
 
+def ask_capture_size(cap, size: tuple[int, int]) -> tuple[int, int]:  # noqa: ANN001
+    """Ask an opened capture device (``cv2.VideoCapture``) for frames of ``size`` (width,
+    height) in Motion-JPEG, and return the size it then says it gives. A USB camera opens
+    at its driver's default, often 640x480, where a table's cards are some 25 px wide and
+    cannot be read; at 720p or more its uncompressed formats are limited to a few frames a
+    second over USB 2, so Motion-JPEG is asked for first (the size after it: some drivers
+    reset the size when the format changes). A device that cannot give ``size`` gives the
+    nearest it can; the frames read show which (:class:`controller.camera.LiveCamera`
+    compares them with the size it was told).
+
+    >>> import cv2, numpy as np, tempfile
+    >>> path = tempfile.mkdtemp() + "/clip.avi"
+    >>> out = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), 5, (320, 240))
+    >>> _ = out.write(np.zeros((240, 320, 3), np.uint8))
+    >>> out.release()
+    >>> ask_capture_size(cv2.VideoCapture(path), (1280, 720))   # a file keeps its own size
+    (320, 240)
+    """
+    import cv2
+
+    cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
+    cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+    return int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+
+
 class LiveStream:
     """The frames of a live camera, the newest each time (see the module's description).
 
@@ -70,7 +96,10 @@ class LiveStream:
     """
 
     def __init__(self, source: str, open_seconds: float = OPEN_SECONDS,
-                 stall_seconds: float = STALL_SECONDS) -> None:
+                 stall_seconds: float = STALL_SECONDS,
+                 capture_size: tuple[int, int] | None = None) -> None:
+        """``capture_size`` (width, height): asked of a capture device
+        (:func:`ask_capture_size`); a network camera sends the size it is set to."""
         import cv2
 
         self.source = source
@@ -93,6 +122,9 @@ class LiveStream:
         if not cap.isOpened():
             cap.release()
             raise StreamError(f"{redact(source)}: the camera could not be opened")
+        #: The size a capture device said it gives after ``capture_size`` was asked for.
+        self.device_size = (ask_capture_size(cap, capture_size)
+                            if device and capture_size is not None else None)
         self._cap = cap
         self._cond = threading.Condition()
         #: the newest frame: its number, when it was decoded (``time.monotonic``), the frame

@@ -51,6 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--frames", type=int, default=None, metavar="N",
                    help="of a live camera, stop after reading N frames (default: read until "
                         "it ends or Ctrl-C)")
+    p.add_argument("--capture-size", type=_size, default=(1280, 720), metavar="WxH",
+                   help="of a capture device (/dev/videoN), the frame size asked of it, in "
+                        "Motion-JPEG (default 1280x720: many USB cameras otherwise open at "
+                        "640x480, too small to read cards)")
     p.add_argument("--reconnect", type=float, default=None, metavar="SECONDS",
                    help="a live camera lost (or not opened) is reported and opened again "
                         "after SECONDS, until --frames are read or Ctrl-C; each line says "
@@ -62,6 +66,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "chosen for)")
     add_workers_option(p)
     p.set_defaults(func=run)
+
+
+def _size(text: str) -> tuple[int, int]:
+    """``WxH`` as (width, height), within ``[camera] capture_size``'s bounds.
+
+    >>> _size("1920x1080")
+    (1920, 1080)
+    """
+    from controller.config import MAX_CAPTURE, MIN_CAPTURE
+
+    w, sep, h = text.lower().partition("x")
+    if not (sep and w.isdigit() and h.isdigit()
+            and MIN_CAPTURE[0] <= int(w) <= MAX_CAPTURE[0]
+            and MIN_CAPTURE[1] <= int(h) <= MAX_CAPTURE[1]):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a frame size is WIDTHxHEIGHT, {MIN_CAPTURE[0]}-{MAX_CAPTURE[0]} by "
+            f"{MIN_CAPTURE[1]}-{MAX_CAPTURE[1]} pixels")
+    return int(w), int(h)
 
 
 def add_workers_option(p: argparse.ArgumentParser) -> None:
@@ -175,9 +197,10 @@ def _error(head: dict, exc: Exception, as_json: bool) -> None:
 
 
 def _live_jobs(source: str, frames: int | None,  # noqa: ANN202 - a generator
-               reconnect: float | None = None):
+               reconnect: float | None = None, capture_size: tuple[int, int] | None = None):
     """The newest frames of a live camera, ``frames`` of them (else until it ends), then the
-    error that ended it (:class:`vision.stream.StreamError`), if one did. With ``reconnect``
+    error that ended it (:class:`vision.stream.StreamError`), if one did; a capture device
+    asked for ``capture_size`` (:func:`vision.stream.ask_capture_size`). With ``reconnect``
     (seconds), each error is reported and the camera opened again after that pause, until
     ``frames`` are read (or Ctrl-C); each line then says which ``"connection"`` it came
     from (1 first), as the camera's frame numbers start again with each."""
@@ -187,7 +210,7 @@ def _live_jobs(source: str, frames: int | None,  # noqa: ANN202 - a generator
         connection += 1
         extra = {"connection": connection} if reconnect is not None else {}
         try:
-            with LiveStream(source) as live:
+            with LiveStream(source, capture_size=capture_size) as live:
                 for number, skipped, frame in live:
                     read += 1
                     yield {"image": shown, "frame": number, "skipped": skipped, **extra}, frame
@@ -201,14 +224,15 @@ def _live_jobs(source: str, frames: int | None,  # noqa: ANN202 - a generator
 
 
 def _jobs(files: list[Path | str], every: int,  # noqa: ANN202 - a generator of three kinds
-          frames: int | None = None, reconnect: float | None = None):
+          frames: int | None = None, reconnect: float | None = None,
+          capture_size: tuple[int, int] | None = None):
     """``(head, what to read)`` in order: an image file's path (decoded where it is read),
     each read frame of each video or live camera (decoded here: a video is read from its
     start, a camera from now), or the error of one that cannot be read (or of the rest of
     one)."""
     for path in files:
         if isinstance(path, str):
-            yield from _live_jobs(path, frames, reconnect)
+            yield from _live_jobs(path, frames, reconnect, capture_size)
             continue
         if is_video(path):
             try:
@@ -339,7 +363,7 @@ def run(args: argparse.Namespace) -> int:
         else -(-frame_count(p) // args.every) if is_video(p) else 1 for p in files)
     failed = 0
     conditions: Counter[str] = Counter()  # frames read, and those of each camera warning
-    jobs = _jobs(files, args.every, args.frames, args.reconnect)
+    jobs = _jobs(files, args.every, args.frames, args.reconnect, args.capture_size)
     reads = read_in_order(_read_job, jobs, (rec, calibrator), workers)
     with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
         try:
