@@ -68,8 +68,7 @@ def ask_capture_size(cap, size: tuple[int, int]) -> tuple[int, int]:  # noqa: AN
     cannot be read; at 720p or more its uncompressed formats are limited to a few frames a
     second over USB 2, so Motion-JPEG is asked for first (the size after it: some drivers
     reset the size when the format changes). A device that cannot give ``size`` gives the
-    nearest it can; the frames read show which (:class:`controller.camera.LiveCamera`
-    compares them with the size it was told).
+    nearest it can, which the frames then show.
 
     >>> import cv2, numpy as np, tempfile
     >>> path = tempfile.mkdtemp() + "/clip.avi"
@@ -122,9 +121,8 @@ class LiveStream:
         if not cap.isOpened():
             cap.release()
             raise StreamError(f"{redact(source)}: the camera could not be opened")
-        #: The size a capture device said it gives after ``capture_size`` was asked for.
-        self.device_size = (ask_capture_size(cap, capture_size)
-                            if device and capture_size is not None else None)
+        if device and capture_size is not None:
+            ask_capture_size(cap, capture_size)
         self._cap = cap
         self._cond = threading.Condition()
         #: the newest frame: its number, when it was decoded (``time.monotonic``), the frame
