@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.commands.users",
     "controller.commands.shoe_listen",
     "controller.commands.sims",
+    "controller.commands.camera_sim",
     "controller.commands.demo",
     "controller.commands.recognize",
     "controller.commands.vision_eval",

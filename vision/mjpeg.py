@@ -1,7 +1,7 @@
 """A simulated IP camera speaking the bytes real ones do: JPEG frames as an HTTP
 ``multipart/x-mixed-replace`` stream (MJPEG), on a local port. What `vision.stream` reads in
-the tests and in ``benchmarks/live_camera.py``, and the live table's camera
-(:class:`controller.camera.LiveCamera`) in its tests; a real camera sends the same bytes."""
+the tests and in ``benchmarks/live_camera.py``, the live table's camera in its tests, and what
+``monster-match camera-sim`` serves; a real camera sends the same bytes."""
 
 from __future__ import annotations
 
@@ -14,13 +14,20 @@ class MjpegCamera:
     """Serves ``jpegs`` in a loop at ``fps`` (paced on the clock) to each client of
     :attr:`url`; with ``frames``, each connection gets that many and then, after
     ``hold_seconds`` without a frame, is closed. :attr:`sent` holds when
-    (``time.perf_counter``) each frame of the latest connection went out. ``credentials``
+    (``time.perf_counter``) each frame of the latest connection went out (unless not
+    ``keep_times``), :attr:`frames_sent` how many went to all of them. ``credentials``
     (``"user:password"``) only go into the URL, as cameras are often addressed: they are not
-    checked. Use as a context manager, or :meth:`close` it."""
+    checked. It listens on ``host`` at ``port`` (0: any free port). Use as a context manager,
+    or :meth:`close` it."""
 
     def __init__(self, jpegs: list[bytes], fps: float, frames: int | None = None,
-                 hold_seconds: float = 0.0, credentials: str | None = None) -> None:
+                 hold_seconds: float = 0.0, credentials: str | None = None,
+                 host: str = "127.0.0.1", port: int = 0, keep_times: bool = True) -> None:
+        if not jpegs:
+            raise ValueError("a camera shows at least one frame")
         self.sent: list[float] = []
+        #: Frames sent to every client since the camera started.
+        self.frames_sent = 0
         self.jpegs = list(jpegs)
         camera = self
 
@@ -39,7 +46,9 @@ class MjpegCamera:
                         self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
                                          b"Content-Length: %d\r\n\r\n" % len(jpeg) + jpeg
                                          + b"\r\n")
-                        camera.sent.append(time.perf_counter())
+                        if keep_times:  # (not for a camera left running for hours)
+                            camera.sent.append(time.perf_counter())
+                        camera.frames_sent += 1
                         k += 1
                         # paced on the clock, not by sleeps that add up
                         time.sleep(max(0.0, start + k / fps - time.perf_counter()))
@@ -50,11 +59,11 @@ class MjpegCamera:
             def log_message(self, *args: object) -> None:
                 pass  # no access log on stderr
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, port), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         login = f"{credentials}@" if credentials else ""
-        self.url = f"http://{login}127.0.0.1:{self.server.server_port}/video.mjpg"
+        self.url = f"http://{login}{host}:{self.server.server_port}/video.mjpg"
 
     def show(self, jpegs: list[bytes]) -> None:
         """Send ``jpegs`` (in a loop) from the next frame on: what the camera sees changed."""

@@ -1,0 +1,80 @@
+"""``monster-match camera-sim``: frames served as a real IP camera serves them (an MJPEG
+stream over HTTP, from a process of its own), read back through OpenCV's FFmpeg backend as
+``recognize URL`` and a live table read a camera."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from vision.evaluate import labelled_images
+from vision.recognize import load_image
+from vision.stream import LiveStream
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+
+
+def test_camera_sim_serves_the_frames_until_stopped(capsys: pytest.CaptureFixture[str]) -> None:
+    """The frames read from the stream are the sample frames (the same JPEGs, decoded by
+    FFmpeg instead of libjpeg: a grey level or two apart on average, each far nearer one
+    sample than any other); ``recognize URL`` reads cards in them;
+    SIGINT stops the camera, which says how many frames it sent."""
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "camera-sim", str(SAMPLES),
+                             "--fps", "10", "--duration", "120"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("connect: http://127.0.0.1:"), line
+        url = line.split(": ", 1)[1].strip()
+        samples = [load_image(img) for img, _ in labelled_images(SAMPLES)]
+        with LiveStream(url) as live:
+            for _, (_, _, frame) in zip(range(4), live, strict=False):
+                best, second = sorted(float(np.abs(frame.astype(int) - s).mean())
+                                      for s in samples)[:2]
+                assert best < 2.0 and second > 10 * best
+        assert main(["recognize", "--json", "--frames", "3", url]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 3 and all('"code"' in x for x in lines)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0
+    sent = int(err.strip().rsplit(" ", 2)[1])
+    assert err.startswith(f"camera-sim: {len(samples)} frames, ") and sent >= 7
+
+
+def test_camera_sim_refuses_what_a_camera_would_not_send(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    img = labelled_images(SAMPLES)[0][0]
+    shutil.copy(img, tmp_path / "a.jpg")
+    cases = []
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "b.jpg").write_bytes(img.read_bytes()[:5000])
+    cases.append(([str(tmp_path / "a.jpg"), str(broken)],
+                  f"{broken / 'b.jpg'}: truncated JPEG (no end-of-image marker): not served"))
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), np.zeros((480, 640, 3), np.uint8))
+    cases.append(([str(tmp_path / "a.jpg"), str(small)],
+                  f"{small} is 640x480, {tmp_path / 'a.jpg'} 1280x720: a camera sends one "
+                  "frame size"))
+    (tmp_path / "clip.mp4").write_bytes(b"")
+    cases.append(([str(tmp_path / "clip.mp4")], "a video; camera-sim serves image files"))
+    (tmp_path / "empty").mkdir()
+    cases.append(([str(tmp_path / "empty")], "no images found"))
+    cases.append(([str(tmp_path / "none.jpg")], "none.jpg: No such file or directory"))
+    cases.append(([str(tmp_path / "a.jpg"), "--fps", "0"], "--fps must be above 0"))
+    cases.append(([str(tmp_path / "a.jpg"), "--duration", "-1"], "--duration must be above 0"))
+    for argv, words in cases:
+        assert main(["camera-sim", *argv]) == 2, argv
+        assert words in capsys.readouterr().err, argv
