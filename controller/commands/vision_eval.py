@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
                                f"its subdirectories hold {len(below)}: --recursive scores them")
     workers = workers_option(args)
     try:
-        frames_out = args.frames_out.open("w") if args.frames_out else None
+        # a line at a time: each frame's line is on disk once it is scored, so a run that is
+        # killed keeps every frame it finished
+        frames_out = args.frames_out.open("w", buffering=1) if args.frames_out else None
     except OSError as exc:
         raise CommandError(f"{args.frames_out}: {exc.strerror or exc}") from None
 
