@@ -466,3 +466,40 @@ def test_vision_eval_names_its_misreads(tmp_path: Path,
     assert json.loads(capsys.readouterr().out)["misreads"] == {f"{wrong}->{read['code']}": 1}
     assert main(["vision-eval", str(tmp_path)]) == 0
     assert f"misreads (labelled -> read): {wrong}->{read['code']}\n" in capsys.readouterr().out
+
+
+def test_vision_eval_frames_out_is_on_disk_frame_by_frame(tmp_path: Path) -> None:
+    """``--frames-out`` is written a line at a time: the file first shows a frame's line or a
+    few, not a block of a dozen (as it did, block-buffered), so a run killed with ``kill
+    -9`` keeps a whole line for every frame it scored."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for k in range(4):  # 32 frames: the run outlasts the lines waited for
+        for img, lab in labelled_images(SAMPLES):
+            shutil.copy(img, tmp_path / f"{k}_{img.name}")
+            shutil.copy(lab, tmp_path / f"{k}_{lab.name}")
+    out = tmp_path / "frames.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "vision-eval", "--json",
+                             "--frames-out", str(out), str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: list[int] = []  # lines in the file each time it was looked at (10 ms apart)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and len(seen) < 2:
+            if out.exists() and (n := out.read_text().count("\n")):
+                seen.append(n)
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        proc.kill()
+    assert seen[0] <= 4, seen  # (block-buffered: 12 lines at once)
+    text = out.read_text()
+    assert text.endswith("\n")
+    lines = [json.loads(x) for x in text.splitlines()]
+    assert seen[-1] <= len(lines) < 32 and all("readable_cards" in x for x in lines)
