@@ -61,6 +61,15 @@ def redact(source: str) -> str:
     return re.sub(r"(://[^/:@]+):[^/@]*@", r"\1:***@", source)
 
 
+def _frames(n: int) -> str:
+    """``n`` frames, in words.
+
+    >>> _frames(1), _frames(20)
+    ('1 frame', '20 frames')
+    """
+    return f"{n} frame{'s' * (n != 1)}"
+
+
 def ask_capture_size(cap, size: tuple[int, int]) -> tuple[int, int]:  # noqa: ANN001
     """Ask an opened capture device (``cv2.VideoCapture``) for frames of ``size`` (width,
     height) in Motion-JPEG, and return the size it then says it gives. A USB camera opens
@@ -175,13 +184,13 @@ class LiveStream:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise StreamError(f"{redact(self.source)}: no frame for "
-                                      f"{self.stall_seconds:g} s after {self._sent} frames")
+                                      f"{self.stall_seconds:g} s after {_frames(self._sent)}")
                 self._cond.wait(left)
             if self._closed:
                 raise StreamError(f"{redact(self.source)}: closed")
             if not fresh():  # ended, nothing new
                 raise StreamError(f"{redact(self.source)}: the stream ended after "
-                                  f"{self._sent} frames")
+                                  f"{_frames(self._sent)}")
             assert self._latest is not None
             return self._latest
 
