@@ -76,11 +76,21 @@ class LayoutCalibrator:
         return self.settings.calibration != "none"
 
     def for_frame(self, image: np.ndarray) -> TableCalibration | None:
+        """``image``'s calibration. Under ``"points"``, :class:`CalibrationError` for a frame
+        whose size is not ``[camera] capture_size``, at which the ``image_points`` were
+        measured: a camera set to another size (or reset to its default) would otherwise
+        have every card placed in the wrong area."""
         s = self.settings
         if s.calibration == "aruco":
             return TableCalibration.from_aruco(image, s.aruco_markers, s.aruco_dictionary,
                                                s.areas, s.max_distance_mm,
                                                card_mm=s.card_mm, by_hand=s.place == "hand")
+        h, w = image.shape[:2]
+        if self._fixed is not None and (w, h) != s.capture_size:
+            raise CalibrationError(
+                f"the frame is {w}x{h}; [camera] capture_size is {s.capture_size[0]}x"
+                f"{s.capture_size[1]}, the size its image_points were measured at: set the "
+                "camera to that size, or measure the points again")
         return self._fixed
 
 
@@ -302,23 +312,7 @@ class LiveCamera(FrameReader):
         except StreamError as exc:
             self.close()
             return CameraRead([], [], [], 0.0, camera_error=str(exc))
-        wrong = self.wrong_size(frames[0])
-        if wrong:
-            return CameraRead([], [], [], 0.0, camera_error=wrong)
         return self._read_kept(frames, name, self.calibrator)
-
-    def wrong_size(self, frame: np.ndarray) -> str | None:
-        """Why ``frame`` cannot be read under ``"points"`` calibration: its size is not
-        ``[camera] capture_size``, at which the configured ``image_points`` were measured
-        (a camera set to another size, or reset to its default, would have every card
-        placed in the wrong area). ``None`` when it can; under ArUco calibration always,
-        each frame's markers placing its cards."""
-        h, w = frame.shape[:2]
-        if self.calibrator.settings.calibration != "points" or (w, h) == self.capture_size:
-            return None
-        return (f"{self.name} gives {w}x{h} frames; [camera] capture_size is "
-                f"{self.capture_size[0]}x{self.capture_size[1]}, the size its image_points "
-                f"were measured at: set the camera to that size, or measure the points again")
 
     def __enter__(self) -> LiveCamera:
         return self

@@ -82,7 +82,7 @@ class CameraSettings:
     settle_ms: int = 400
     #: The live camera's frame size (width, height): asked of a capture device, and the size
     #: ``"points"`` calibration's ``image_points`` were measured at (a frame of another size
-    #: is not read: its cards would be placed in the wrong areas).
+    #: is not placed on the layout: its cards would land in the wrong areas).
     capture_size: tuple[int, int] = (1280, 720)
 
 

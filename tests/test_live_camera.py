@@ -146,9 +146,10 @@ def test_points_calibration_reads_only_frames_of_the_size_its_points_were_measur
         tmp_path: Path) -> None:
     """Four layout points measured on the camera's 1280x720 frames place its cards right.
     Told the camera gives 1920x1080 (as if it had been reset to another size), a check
-    reads no frame and says why, which holds the round: its points would place every card
-    in the wrong area. Under ArUco calibration each frame's markers place its cards, so a
-    frame of another size is read."""
+    keeps and reads the frame but places none of its cards, and says why (the round is
+    held: :meth:`TableService.camera_check`), as its points would place every card in the
+    wrong area. Under ArUco calibration each frame's markers place its cards, so a frame of
+    another size is placed."""
     imgs, labels = render_burst(DEALT, np.random.default_rng(1), 1, tilt_max=20.0,
                                 card_px=(60.0, 66.0), markers=DEFAULT_MARKERS,
                                 hands_in_area=True)
@@ -166,11 +167,13 @@ def test_points_calibration_reads_only_frames_of_the_size_its_points_were_measur
         with LiveCamera(settings("points", "[1280, 720]"), None) as live:
             read = live.capture()
         assert read.camera_error is None and placed_right(read, DEALT) >= 3
-        with LiveCamera(settings("points", "[1920, 1080]"), None) as live:
-            wrong = live.capture()
-        assert wrong.cards == [] and wrong.camera_error == (
-            f"{cam.url} gives 1280x720 frames; [camera] capture_size is 1920x1080, the size "
-            "its image_points were measured at: set the camera to that size, or measure the "
+        with LiveCamera(settings("points", "[1920, 1080]"), tmp_path / "f") as live:
+            wrong = live.capture(name="r")
+        assert wrong.camera_error is None and wrong.frame_names == ["r.png"]
+        assert wrong.cards and {c.area for c in wrong.cards} == {"off-layout"}
+        assert wrong.calibration_error == (
+            "the frame is 1280x720; [camera] capture_size is 1920x1080, the size its "
+            "image_points were measured at: set the camera to that size, or measure the "
             "points again")
         with LiveCamera(settings("aruco", "[1920, 1080]"), None) as live:
             marked = live.capture()

@@ -60,8 +60,14 @@ def test_points_calibration_from_config(tmp_path: Path) -> None:
     (tmp_path / "t.toml").write_text(
         f'[camera]\ncalibration = "points"\nimage_points = {image_pts}\n'
         f"layout_points = {layout}\n")
-    cal = LayoutCalibrator(load_config(tmp_path / "t.toml").camera).for_frame(img)
+    calibrator = LayoutCalibrator(load_config(tmp_path / "t.toml").camera)
+    cal = calibrator.for_frame(img)
     assert [cal.spot_for(c["center"]) for c in labels["cards"]] == ["seat6", "dealer"]
+    # the points were measured on 1280x720 frames ([camera] capture_size): a camera giving
+    # another size would have every card placed in the wrong area
+    with pytest.raises(CalibrationError, match=r"^the frame is 1920x1080; \[camera\] "
+                       r"capture_size is 1280x720, the size its image_points were measured"):
+        calibrator.for_frame(cv2.resize(img, (1920, 1080)))
 
 
 @pytest.mark.parametrize(("text", "words"), [
