@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.cli import main
+from controller.cli import CommandError, main
 from vision.evaluate import labelled_images
 from vision.recognize import load_image
 from vision.stream import LiveStream
@@ -69,12 +69,38 @@ def test_camera_sim_refuses_what_a_camera_would_not_send(
                   f"{small} is 640x480, {tmp_path / 'a.jpg'} 1280x720: a camera sends one "
                   "frame size"))
     (tmp_path / "clip.mp4").write_bytes(b"")
-    cases.append(([str(tmp_path / "clip.mp4")], "a video; camera-sim serves image files"))
+    cases.append(([str(tmp_path / "clip.mp4")], "clip.mp4: not a video that can be read: "
+                                                 "not served"))
     (tmp_path / "empty").mkdir()
-    cases.append(([str(tmp_path / "empty")], "no images found"))
+    cases.append(([str(tmp_path / "empty")], "no images or videos found"))
+    cases.append(([str(tmp_path / "a.jpg"), "--every", "0"], "--every must be at least 1"))
     cases.append(([str(tmp_path / "none.jpg")], "none.jpg: No such file or directory"))
     cases.append(([str(tmp_path / "a.jpg"), "--fps", "0"], "--fps must be above 0"))
     cases.append(([str(tmp_path / "a.jpg"), "--duration", "-1"], "--duration must be above 0"))
     for argv, words in cases:
         assert main(["camera-sim", *argv]) == 2, argv
         assert words in capsys.readouterr().err, argv
+
+
+def test_camera_sim_serves_a_video_s_frames(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recorded footage as a video: its every Nth frame (``--every``) served in order, read
+    back as the video's frames; more frames than it holds in memory are refused."""
+    from controller.commands import camera_sim
+
+    samples = [load_image(img) for img, _ in labelled_images(SAMPLES)][:6]
+    clip = tmp_path / "shift.avi"
+    out = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 720))
+    for img in samples:
+        out.write(img)
+    out.release()
+    jpegs = camera_sim.load_frames([clip], every=2)
+    served = [cv2.imdecode(np.frombuffer(j, np.uint8), cv2.IMREAD_COLOR) for j in jpegs]
+    assert len(served) == 3
+    for frame, sample in zip(served, samples[::2], strict=True):  # frames 0, 2, 4, in order
+        diffs = [float(np.abs(frame.astype(int) - s).mean()) for s in samples]
+        assert int(np.argmin(diffs)) == next(k for k, s in enumerate(samples) if s is sample)
+        assert min(diffs) < 3.0
+    monkeypatch.setattr(camera_sim, "MAX_FRAMES", 4)
+    with pytest.raises(CommandError, match=r"more than 4 frames .*\(--every N\)"):
+        camera_sim.load_frames([clip])

@@ -1,7 +1,7 @@
 """``monster-match camera-sim``: a table camera simulator, beside ``shoe-sim`` and ``board-sim``.
 
-It serves frames (a directory of recorded or rendered frames, or images named one by one) as
-an IP camera does: an HTTP Motion-JPEG stream (:class:`vision.mjpeg.MjpegCamera`), at a frame
+It serves frames (recorded footage: a video, or a directory of frames; rendered frames) as an
+IP camera does: an HTTP Motion-JPEG stream (:class:`vision.mjpeg.MjpegCamera`), at a frame
 rate, in a loop, until Ctrl-C. What reads a real camera reads it: ``recognize URL``, and a
 table's ``[camera] source`` (``table --live``), so a camera's configuration, calibration and
 the checks' timing can be tried on footage before the camera is there. The first line on
@@ -19,23 +19,29 @@ from pathlib import Path
 from controller.cli import CommandError
 from controller.commands.recognize import expand
 
-#: A JPEG file is sent as it is; a frame of another format is encoded at this quality.
+#: A JPEG file is sent as it is; a frame of another format, or of a video, is encoded at this
+#: quality.
 JPEG_QUALITY = 95
+#: The most frames served (held in memory as JPEG, some 150 kB a 720p frame: about 750 MB).
+MAX_FRAMES = 5000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "camera-sim",
         help="simulate the table's IP camera: frames served as an MJPEG stream",
-        description="Serve the frames (images, or directories of them, in order of name) as "
-                    "an IP camera does: a Motion-JPEG stream over HTTP, at --fps, in a loop, "
-                    "until Ctrl-C or --duration. Prints 'connect: URL' first, for "
-                    "'recognize URL' or a table's [camera] source. Every frame is checked "
-                    "first: one that cannot be read, or frames of more than one size (a "
-                    "camera sends one), are refused. The frames are held in memory as JPEG "
-                    "(some 150 kB a 720p frame): a few thousand at most.",
+        description="Serve the frames (images and videos, or directories of them, in order "
+                    "of name; --every N takes every Nth frame of a video) as an IP camera "
+                    "does: a Motion-JPEG stream over HTTP, at --fps, in a loop, until Ctrl-C "
+                    "or --duration. Prints 'connect: URL' first, for 'recognize URL' or a "
+                    "table's [camera] source. Every frame is decoded first: a file that "
+                    "cannot be read, or frames of more than one size (a camera sends one), "
+                    f"are refused. The frames are held in memory as JPEG: {MAX_FRAMES} at "
+                    "most.",
     )
-    p.add_argument("paths", nargs="+", metavar="IMAGE_OR_DIR")
+    p.add_argument("paths", nargs="+", metavar="IMAGE_VIDEO_OR_DIR")
+    p.add_argument("--every", type=int, default=1, metavar="N",
+                   help="of a video, every Nth frame (default: every frame)")
     p.add_argument("-r", "--recursive", action="store_true",
                    help="the directories' subdirectories too")
     p.add_argument("--fps", type=float, default=25.0, help="frames a second (default 25)")
@@ -47,30 +53,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def load_frames(paths: list[Path]) -> list[bytes]:
-    """Each frame as JPEG bytes (a JPEG file's own), every one decoded first; refused
-    (:class:`CommandError`) where one cannot be read or the frames differ in size."""
+def load_frames(paths: list[Path], every: int = 1) -> list[bytes]:
+    """Each frame as JPEG bytes (a JPEG file's own; a video's every ``every``-th frame,
+    encoded), every one decoded first; refused (:class:`CommandError`) where a file cannot
+    be read, the frames differ in size, or there are more than :data:`MAX_FRAMES`."""
     import cv2
 
     from vision.recognize import ImageError, load_image
+    from vision.video import VideoError, is_video, video_frames
 
-    jpegs, first = [], None
+    jpegs: list[bytes] = []
+    first: tuple[str, tuple[int, int]] | None = None
+
+    def add(where: str, img, data: bytes | None = None) -> None:  # noqa: ANN001
+        nonlocal first
+        size = (img.shape[1], img.shape[0])
+        if first is None:
+            first = (where, size)
+        elif size != first[1]:
+            raise CommandError(f"{where} is {size[0]}x{size[1]}, {first[0]} "
+                               f"{first[1][0]}x{first[1][1]}: a camera sends one frame size")
+        if len(jpegs) == MAX_FRAMES:
+            raise CommandError(f"more than {MAX_FRAMES} frames (held in memory): serve fewer, "
+                               "or a video's every Nth (--every N)")
+        jpegs.append(data if data is not None else cv2.imencode(
+            ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])[1].tobytes())
+
     for path in paths:
+        if is_video(path):
+            try:
+                for n, frame in video_frames(path, every):
+                    add(f"{path} frame {n}", frame)
+            except VideoError as exc:
+                raise CommandError(f"{exc}: not served") from None
+            continue
         try:
             img = load_image(path)
         except ImageError as exc:
             raise CommandError(f"{exc}: not served") from None
-        size = (img.shape[1], img.shape[0])
-        if first is None:
-            first = (path, size)
-        elif size != first[1]:
-            raise CommandError(f"{path} is {size[0]}x{size[1]}, {first[0]} "
-                               f"{first[1][0]}x{first[1][1]}: a camera sends one frame size")
-        if path.suffix.lower() in (".jpg", ".jpeg"):
-            jpegs.append(path.read_bytes())
-        else:
-            jpegs.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])[1]
-                         .tobytes())
+        jpeg = path.suffix.lower() in (".jpg", ".jpeg")
+        add(str(path), img, path.read_bytes() if jpeg else None)
     return jpegs
 
 
@@ -81,18 +103,14 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--fps must be above 0 and at most 120, not {args.fps:g}")
     if args.duration is not None and args.duration <= 0:
         raise CommandError("--duration must be above 0 seconds")
+    if args.every < 1:
+        raise CommandError("--every must be at least 1")
     files = expand(args.paths, args.recursive)
     if any(isinstance(f, str) for f in files):
-        raise CommandError("camera-sim serves image files, not a camera")
-    from vision.video import is_video
-
-    videos = [f for f in files if is_video(f)]
-    if videos:
-        raise CommandError(f"{videos[0]}: a video; camera-sim serves image files (extract "
-                           "its frames first)")
+        raise CommandError("camera-sim serves image and video files, not a camera")
     if not files:
-        raise CommandError("no images found")
-    jpegs = load_frames(files)
+        raise CommandError("no images or videos found")
+    jpegs = load_frames(files, args.every)
     try:
         camera = MjpegCamera(jpegs, args.fps, host=args.host, port=args.port,
                              keep_times=False)
