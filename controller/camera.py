@@ -272,7 +272,6 @@ class LiveCamera(FrameReader):
         super().__init__(frames_dir, recognizer, settings)
         self.source = settings.source
         self.settle_s = settings.settle_ms / 1000.0
-        self.capture_size = settings.capture_size
         self.calibrator = LayoutCalibrator(settings)
         self.open_seconds = open_seconds
         self.stall_seconds = stall_seconds
@@ -288,7 +287,7 @@ class LiveCamera(FrameReader):
         capture device is asked for ``[camera] capture_size``."""
         if self._stream is None:
             self._stream = LiveStream(self.source, self.open_seconds, self.stall_seconds,
-                                      self.capture_size)
+                                      self.calibrator.settings.capture_size)
 
     def close(self) -> None:
         if self._stream is not None:

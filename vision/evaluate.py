@@ -447,35 +447,27 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     told of each frame as it is scored (``result`` ``{"error": ...}`` for one not read)."""
     from vision.parallel import read_in_order
     from vision.recognize import Recognizer
-    from vision.tablesize import from_labels
-
     directory = Path(directory)
     pairs = labelled_images(directory, recursive)
     if not pairs:
-        raise FileNotFoundError(f"no labelled images (NAME.jpg + NAME.json) in {directory}"
-                                + (" or its subdirectories" if recursive else ""))
+        below = [] if recursive else labelled_images(directory, recursive=True)
+        raise FileNotFoundError(
+            f"no labelled images (NAME.jpg + NAME.json) in {directory}"
+            + (" or its subdirectories" if recursive else "")
+            + (f"; its subdirectories hold {len(below)}: --recursive scores them"
+               if below else ""))
     if burst and not any(len(burst_frames(img)) > 1 for img, _ in pairs):
         raise FileNotFoundError(f"no bursts (NAME.jpg followed by NAME.b1.jpg) in {directory}")
     labels = [read_labels(lab) for _, lab in pairs]
-    if calibrated:
-        for (_, lab), one in zip(pairs, labels, strict=True):
-            try:
-                from_labels(one)
-            except (KeyError, TypeError, IndexError):
-                problem = "its cards' \"corners\" are not four [x, y] points each"
-            except ValueError as exc:  # (numpy's LinAlgError for a singular homography too)
-                problem = str(exc)
-            else:
-                continue
-            raise LabelError(f"{lab}: {problem}: it cannot be read as a calibrated table's "
-                             "frame")
-    rec = recognizer or Recognizer()
-    jobs = [(img, one, burst, calibrated) for (img, _), one in zip(pairs, labels, strict=True)]
-    reads = read_in_order(_read_labelled, jobs, rec, workers)
+    # each frame's table made once, here, so that a label that cannot give one is refused
+    # before any frame is read
+    jobs = [(img, burst, _label_table(lab, one) if calibrated else None)
+            for (img, lab), one in zip(pairs, labels, strict=True)]
+    reads = read_in_order(_read_labelled, jobs, recognizer or Recognizer(), workers)
     scores: dict[str, Score] = {}
     try:
-        for (img, one, _, _), result in zip(
-                jobs, progress(reads, len(jobs)) if progress else reads, strict=True):
+        for (img, _, _), one, result in zip(
+                jobs, labels, progress(reads, len(jobs)) if progress else reads, strict=True):
             score = Score(unread=[result["error"]]) if "error" in result else \
                 score_frame(result, one)
             scores.setdefault(str(one.get("design", "")), Score()).add(score)
@@ -486,15 +478,28 @@ def score_by_design(directory: str | Path, recognizer=None,  # noqa: ANN001
     return dict(sorted(scores.items()))
 
 
-def _read_labelled(rec, job: tuple[Path, dict, bool, bool]) -> dict:  # noqa: ANN001
-    """One labelled frame (or burst) read as :func:`score_by_design` says: the recogniser's
-    result, or ``{"error": ...}`` for an image that cannot be read."""
-    from vision.burst import fuse
-    from vision.recognize import ImageError, load_image
+def _label_table(path: Path, labels: dict):  # noqa: ANN202 - vision.tablesize.TableSize
+    """The calibrated table of the frame ``labels`` (from ``path``) describe
+    (:func:`vision.tablesize.from_labels`), or :class:`LabelError` saying why it has none."""
     from vision.tablesize import from_labels
 
-    img_path, labels, burst, calibrated = job
-    table = from_labels(labels) if calibrated else None
+    try:
+        return from_labels(labels)
+    except (KeyError, TypeError, IndexError):
+        problem = "its cards' \"corners\" are not four [x, y] points each"
+    except ValueError as exc:  # (numpy's LinAlgError for a singular homography too)
+        problem = str(exc)
+    raise LabelError(f"{path}: {problem}: it cannot be read as a calibrated table's frame")
+
+
+def _read_labelled(rec, job: tuple[Path, bool, object]) -> dict:  # noqa: ANN001
+    """One labelled frame (or burst) read as :func:`score_by_design` says, at its table's
+    card sizes where it has one: the recogniser's result, or ``{"error": ...}`` for an
+    image that cannot be read."""
+    from vision.burst import fuse
+    from vision.recognize import ImageError, load_image
+
+    img_path, burst, table = job
     try:
         if burst:
             return fuse([rec.recognize(load_image(f), table) for f in burst_frames(img_path)],

@@ -11,6 +11,7 @@ stdout is ``connect: URL``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 import threading
@@ -121,9 +122,8 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())  # a service manager's stop
     print(f"connect: {camera.url}", flush=True)
     try:
-        stop.wait(args.duration)
-    except KeyboardInterrupt:
-        pass
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the camera's way to stop
+            stop.wait(args.duration)
     finally:
         camera.close()
         print(f"camera-sim: {len(jpegs)} frames, {camera.frames_sent} sent", file=sys.stderr,

@@ -60,18 +60,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vision.evaluate import Score, frame_report, labelled_images, score_by_design, total
+    from vision.evaluate import Score, frame_report, score_by_design, total
     from vision.parallel import WorkerError
     from vision.quality import WARNING_ORDER, image_warnings
     from vision.recognize import DEFAULT_MODEL, Recognizer
 
     if not args.directory.is_dir():
         raise CommandError(f"not a directory: {args.directory}")
-    if not args.recursive and not labelled_images(args.directory):
-        below = labelled_images(args.directory, recursive=True)
-        if below:
-            raise CommandError(f"no labelled images (NAME.jpg + NAME.json) in {args.directory}; "
-                               f"its subdirectories hold {len(below)}: --recursive scores them")
     workers = workers_option(args)
     try:
         # a line at a time: each frame's line is on disk once it is scored, so a run that is
