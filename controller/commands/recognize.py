@@ -64,6 +64,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "read each and report the fused reads once (\"images\" lists the "
                         "frames read; at most as many as the model's burst threshold was "
                         "chosen for)")
+    p.add_argument("--annotate", type=Path, default=None, metavar="DIR",
+                   help="also draw each frame's reads on a copy of it, written to DIR as a "
+                        "JPEG (vision.annotate: cards read with their code and confidence, "
+                        "face-down cards, cards not read; with --table the layout's areas "
+                        "and each card's): an image under a directory named here keeps its "
+                        "path below it, one named itself its name, a video's frames are "
+                        "NAME.fNNNNNN.jpg, a camera's cameraK.fNNNNNN.jpg; each line gains "
+                        "\"annotated\", the drawing's path")
     add_workers_option(p)
     p.set_defaults(func=run)
 
@@ -161,29 +169,49 @@ def _calibrator(args: argparse.Namespace):  # noqa: ANN202
     return cal
 
 
-def _place(result: dict, img, calibrator) -> dict:  # noqa: ANN001
-    """``result`` with a layout area on every card, or the reason the frame has none."""
-    from vision.calibration import CalibrationError, assign_spots
-
-    try:
-        return assign_spots(result, calibrator.for_frame(img))
-    except CalibrationError as exc:
-        return {**result, "calibration_error": str(exc)}
-
-
-def _read_placed(rec, img, calibrator) -> dict:  # noqa: ANN001
-    """One frame read and, with ``--table``, placed on the layout: read at the calibration's
-    card sizes where the reader has a threshold for such reads (an enrolled deck's:
-    :meth:`vision.recognize.Recognizer.table_for`), else at the frame's own."""
-    if calibrator is None:
-        return rec.recognize(img)
+def _place(result: dict, img, calibrator) -> tuple[dict, object]:  # noqa: ANN001
+    """``result`` with a layout area on every card, or the reason the frame has none; and
+    the calibration that placed it (or ``None``)."""
     from vision.calibration import CalibrationError, assign_spots
 
     try:
         calibration = calibrator.for_frame(img)
     except CalibrationError as exc:
-        return {**rec.recognize(img), "calibration_error": str(exc)}
-    return assign_spots(rec.recognize(img, rec.table_for(calibration)), calibration)
+        return {**result, "calibration_error": str(exc)}, None
+    return assign_spots(result, calibration), calibration
+
+
+def _read_placed(rec, img, calibrator) -> tuple[dict, object]:  # noqa: ANN001
+    """One frame read and, with ``--table``, placed on the layout: read at the calibration's
+    card sizes where the reader has a threshold for such reads (an enrolled deck's:
+    :meth:`vision.recognize.Recognizer.table_for`), else at the frame's own; and the
+    calibration that placed it (``None`` without one)."""
+    if calibrator is None:
+        return rec.recognize(img), None
+    from vision.calibration import CalibrationError, assign_spots
+
+    try:
+        calibration = calibrator.for_frame(img)
+    except CalibrationError as exc:
+        return {**rec.recognize(img), "calibration_error": str(exc)}, None
+    return assign_spots(rec.recognize(img, rec.table_for(calibration)), calibration), calibration
+
+
+def _drawn(head: dict, result: dict, img, calibration) -> tuple[dict, dict]:  # noqa: ANN001
+    """With ``--annotate`` (``head["annotated"]``: where), the frame drawn with its reads
+    (:func:`vision.annotate.annotate`) and written; a drawing that cannot be written leaves
+    the head without its path and the result with ``"annotate_error"``."""
+    if "annotated" not in head:
+        return head, result
+    from controller.commands.annotations import write
+    from vision.annotate import annotate
+
+    try:
+        write(Path(head["annotated"]), annotate(img, result, calibration=calibration))
+    except OSError as exc:
+        return ({k: v for k, v in head.items() if k != "annotated"},
+                {**result, "annotate_error": str(exc)})
+    return head, result
 
 
 def _error(head: dict, exc: Exception, as_json: bool) -> None:
@@ -264,7 +292,8 @@ def _read_job(state: tuple, job: tuple[dict, object]) -> tuple[dict, dict | Exce
     head, item = _load(job)
     if isinstance(item, Exception):
         return head, item
-    return head, _read_placed(rec, item, calibrator)
+    result, calibration = _read_placed(rec, item, calibrator)
+    return _drawn(head, result, item, calibration)
 
 
 def _print(head: dict, result: dict, as_json: bool) -> None:
@@ -324,10 +353,31 @@ def _run_burst(args: argparse.Namespace, files: list[Path | str], rec,  # noqa: 
             result = rec.recognize_burst(frames)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        calibration = None
         if calibrator is not None:
-            result = _place(result, frames[0], calibrator)
-        _print({"images": read}, result, args.json)
+            result, calibration = _place(result, frames[0], calibrator)
+        head: dict = {"images": read}
+        if args.annotate is not None:  # (the fused reads, drawn on the burst's first frame)
+            from controller.commands.annotations import stems, target
+
+            head["annotated"] = str(target(args.annotate, stems(args.paths, files)[read[0]],
+                                           {}))
+        head, result = _drawn(head, result, frames[0], calibration)
+        _print(head, result, args.json)
+        failed = _annotate_failed(head, result, args.json) or failed
     return 1 if failed else 0
+
+
+def _annotate_failed(head: dict, result: dict, as_json: bool) -> bool:
+    """Whether a frame's drawing could not be written (said on standard error without
+    ``--json``; its line carries ``"annotate_error"`` with it)."""
+    if "annotate_error" not in result:
+        return False
+    if not as_json:
+        from tqdm import tqdm
+
+        tqdm.write(f"annotate: error: {result['annotate_error']}", file=sys.stderr)
+    return True
 
 
 def run(args: argparse.Namespace) -> int:
@@ -351,6 +401,11 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("a live camera is read by one process (--workers 1): frames queued "
                            "for workers would be read late")
     calibrator = _calibrator(args)
+    if args.annotate is not None:
+        from controller.commands.annotations import open_folder, stems
+
+        names = stems(args.paths, files)  # (two sources drawn to one file: refused here)
+        open_folder(args.annotate)
     rec = _recognizer(args)
     if args.burst:  # (one result: its frames are read here, one after another)
         return _run_burst(args, files, rec, calibrator)
@@ -361,9 +416,11 @@ def run(args: argparse.Namespace) -> int:
     total = 0 if args.json else sum(
         (args.frames or 0) if isinstance(p, str)
         else -(-frame_count(p) // args.every) if is_video(p) else 1 for p in files)
-    failed = 0
+    failed = drawn = 0
     conditions: Counter[str] = Counter()  # frames read, and those of each camera warning
     jobs = _jobs(files, args.every, args.frames, args.reconnect, args.capture_size)
+    if args.annotate is not None:
+        jobs = _to_draw(jobs, args.annotate, names)
     reads = read_in_order(_read_job, jobs, (rec, calibrator), workers)
     with tqdm(total=total, unit="img", disable=args.json or total < 4, file=sys.stderr) as bar:
         try:
@@ -374,6 +431,8 @@ def run(args: argparse.Namespace) -> int:
                     _error(head, result, args.json)
                     continue
                 _print(head, result, args.json)
+                failed += _annotate_failed(head, result, args.json)
+                drawn += "annotated" in head
                 conditions.update(["frames", *(result.get("quality") or {}).get("warnings", ())])
         except WorkerError as exc:
             raise CommandError(str(exc)) from None
@@ -381,7 +440,20 @@ def run(args: argparse.Namespace) -> int:
             reads.close()  # (a reader that left: the workers stop before we do)
     if not args.json and conditions["frames"] > 1:
         print(_conditions_line(conditions))
+    if not args.json and args.annotate is not None:
+        print(f"annotated: {drawn} frame{'s' * (drawn != 1)} drawn in {args.annotate}")
     return 1 if failed else 0
+
+
+def _to_draw(jobs, out: Path, names: dict[str, str]):  # noqa: ANN001, ANN202 - generators
+    """``jobs`` (:func:`_jobs`) with where each frame read is to be drawn
+    (:mod:`controller.commands.annotations`) in its head's ``"annotated"``."""
+    from controller.commands.annotations import target
+
+    for head, item in jobs:
+        if not isinstance(item, Exception):
+            head = {**head, "annotated": str(target(out, names[head["image"]], head))}
+        yield head, item
 
 
 def _conditions_line(conditions: Counter[str]) -> str:

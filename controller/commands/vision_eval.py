@@ -53,6 +53,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also write one JSON line per frame to FILE: its image, design, "
                         "counts and time, and card by card what it missed, misread and "
                         "reported on no card (vision.evaluate.frame_report)")
+    p.add_argument("--annotate", type=Path, default=None, metavar="DIR",
+                   help="also draw, on a copy of each frame with a misread, a readable card "
+                        "missed or a report on no card, what was read and what was wrong "
+                        "(vision.annotate), written to DIR as NAME.jpg at the frame's path "
+                        "below the suite's directory")
+    p.add_argument("--annotate-all", action="store_true",
+                   help="with --annotate, draw every frame read")
     add_workers_option(p)
     p.set_defaults(func=run)
 
@@ -95,6 +102,14 @@ def run(args: argparse.Namespace) -> int:
     by_warning: dict[str, Score] = {}
     by_folder: dict[str, Score] = {}
 
+    drawn: list[Path] = []
+    if args.annotate_all and args.annotate is None:
+        raise CommandError("--annotate-all needs --annotate DIR")
+    if args.annotate is not None:
+        from controller.commands.annotations import open_folder
+
+        open_folder(args.annotate)
+
     def on_frame(image: Path, labels: dict, score: Score, result: dict) -> None:
         for key in image_warnings(result) if "error" not in result else ():
             by_warning.setdefault(key, Score()).add(score)
@@ -102,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
         by_folder.setdefault(folder, Score()).add(score)
         if frames_out is not None:
             write_frame(image, labels, score, result)
+        if args.annotate is not None and "error" not in result and (
+                args.annotate_all or score.misread or score.false_positive
+                or score.correct < score.readable):
+            drawn.append(_draw(image, labels, result, args))
 
     try:
         rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
@@ -127,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
                                                for k in WARNING_ORDER if k in by_warning},
                           **({"by_folder": {k: v.summary() for k, v in folders.items()}}
                              if args.recursive else {}),
-                          "misreads": misread_counts(score), "unread": score.unread}))
+                          "misreads": misread_counts(score), "unread": score.unread,
+                          **({"annotated": len(drawn)} if args.annotate else {})}))
         return status
     print(score.report())
     if score.confusions:
@@ -143,7 +163,26 @@ def run(args: argparse.Namespace) -> int:
            {k: by_warning[k] for k in WARNING_ORDER if k in by_warning}, len(by_warning) > 1)
     for error in score.unread:
         print(f"not read: {error}")
+    if args.annotate is not None:
+        print(f"annotated: {len(drawn)} frame{'s' * (len(drawn) != 1)} drawn in "
+              f"{args.annotate}" + ("" if args.annotate_all else
+                                    " (those with a misread, a miss or a report on no card)"))
     return status
+
+
+def _draw(image: Path, labels: dict, result: dict, args: argparse.Namespace) -> Path:
+    """``image`` drawn with its reads and what they got wrong (:func:`vision.annotate.
+    annotate`) at its path below the suite's directory in ``--annotate``'s."""
+    from controller.commands.annotations import write
+    from vision.annotate import annotate
+    from vision.recognize import ImageError, load_image
+
+    path = args.annotate / image.relative_to(args.directory).with_suffix(".jpg")
+    try:
+        write(path, annotate(load_image(image), result, labels))
+    except (OSError, ImageError) as exc:
+        raise CommandError(f"--annotate: {exc}") from None
+    return path
 
 
 def misread_counts(score: Score) -> dict[str, int]:
