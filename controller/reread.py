@@ -20,11 +20,15 @@ from controller.storage import Store
 
 
 def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path,
-                 reader: dict | None) -> tuple[int, list[str]]:
+                 reader: dict | None, annotate: Path | None = None) -> tuple[int, list[str]]:
     """The camera readings of round ``round_id`` read again from their kept frames, and the
     problems found (none: every recorded camera code is read again from its frames).
     ``reader``: the round's ``camera_started`` record
-    (:attr:`controller.replay.Replay.camera_reader`)."""
+    (:attr:`controller.replay.Replay.camera_reader`). With ``annotate`` (a directory), each
+    reading read again is drawn on its first frame (:func:`vision.annotate.annotate`: the
+    cards read again, the layout's areas where the table is calibrated, and under the
+    headline the codes the record holds), as ``annotate/NAME.jpg`` (NAME: the frame's;
+    :class:`OSError` if it cannot be written)."""
     from controller.camera import CalibrationError, LayoutCalibrator
     from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
     from vision.selfcheck import sha256
@@ -48,6 +52,7 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
             continue  # named by the frames' own check
         done += 1
         images = [load_image(frames_dir / f["name"]) for f in frames]
+        calibration = None
         if len(images) > 1:
             result = rec.recognize_burst(images)
         else:
@@ -59,7 +64,27 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
         read = Counter(c["code"] for c in result["cards"])
         # by code only: a reading "Q red" is rank and colour, which the frames' refusals carry
         recorded = Counter(code for code in reading["camera"].values() if " " not in code)
-        for code in sorted((recorded - read).elements()):
+        unread = sorted((recorded - read).elements())
+        for code in unread:
             problems.append(f"round {round_id}: the recorded camera code {code} is not read "
                             f"again from {', '.join(f['name'] for f in frames)}")
+        if annotate is not None:
+            _draw(annotate / f"{Path(frames[0]['name']).stem}.jpg", images[0], result,
+                  calibration, reading, unread)
     return done, problems
+
+
+def _draw(path: Path, image, result: dict, calibration,  # noqa: ANN001 - arrays, calibration
+          reading: dict, unread: list[str]) -> None:
+    """One reading's first frame drawn with its cards read again, and what the record holds
+    of it (its codes, in card order; those not read again named)."""
+    from vision.annotate import annotate, save
+    from vision.calibration import assign_spots
+
+    if calibration is not None:
+        result = assign_spots(result, calibration)
+    codes = " ".join(code or "-" for _, code in sorted(reading["camera"].items(),
+                                                       key=lambda kv: int(kv[0])))
+    caption = f"recorded: {codes or 'no card'}" + (
+        f" | not read again: {' '.join(unread)}" if unread else "")
+    save(path, annotate(image, result, calibration=calibration, caption=caption))

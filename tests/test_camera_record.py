@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from controller.books import audit
@@ -173,11 +174,24 @@ def test_the_demo_s_frames_pass_the_audit_until_one_is_altered(tmp_path: Path) -
     replay = [sys.executable, "-m", "controller", "replay", "--db", str(db), "--round"]
     first = subprocess.run([*replay, "1"], capture_output=True, text=True, timeout=60)
     assert first.returncode == 1 and "DISCREPANCY: round 1: camera frame" in first.stdout
-    second = subprocess.run([*replay, "2", "--reread"], capture_output=True, text=True,
-                            timeout=120)
+    drawn = tmp_path / "drawn"
+    second = subprocess.run([*replay, "2", "--reread", "--annotate", str(drawn)],
+                            capture_output=True, text=True, timeout=120)
     assert second.returncode == 0 and "camera_read" in second.stdout
     assert ("camera readings read again from their kept frames: 2, every recorded code read "
-            "again") in second.stdout
+            f"again; drawn in {drawn}") in second.stdout
+    # each of round 2's readings drawn, named after its frame
+    from controller.books import recorded_frames
+    from controller.storage import Store
+
+    store = Store(str(db))
+    names = [name for _, name, _ in recorded_frames(store, 2)]
+    store.close()
+    assert sorted(p.name for p in drawn.iterdir()) == sorted(
+        Path(n).with_suffix(".jpg").name for n in names if ".b" not in n)
+    refused = subprocess.run([*replay, "2", "--annotate", str(drawn)], capture_output=True,
+                             text=True, timeout=60)
+    assert refused.returncode == 2 and "it needs --reread" in refused.stderr
 
 
 def test_a_recorded_code_its_frame_does_not_bear_out_is_found(dealt_service,  # noqa: ANN001
@@ -205,6 +219,25 @@ def test_a_recorded_code_its_frame_does_not_bear_out_is_found(dealt_service,  # 
                      frame_names=read.frame_names, frame_sha256=read.frame_sha256)
     assert reread_round(svc.store, cfg, rid, tmp_path, reader) == (2, [
         f"round {rid}: the recorded camera code KH is not read again from f.png"])
+    # drawn: the frame with the cards read again, and what the record holds under the headline
+    drawn = tmp_path / "drawn"
+    assert reread_round(svc.store, cfg, rid, tmp_path, reader, drawn)[0] == 2
+    from vision.annotate import annotate, headline
+    from vision.recognize import load_image
+
+    frame = load_image(tmp_path / "f.png")
+    picture = load_image(drawn / "f.jpg")
+    result = camera.recognizer.recognize(frame)
+    assert picture.shape == frame.shape
+    assert "KH" not in {c["code"] for c in result["cards"]}
+    # (the caption's words are drawn, not stored: the drawing matches one made with them)
+    want = annotate(frame, result, caption="recorded: KH | not read again: KH")
+    other = annotate(frame, result, caption="recorded: 9C | not read again: 9C")
+    words = np.any(want != other, axis=-1)  # where the two captions differ
+    assert words.sum() > 50
+    err = np.abs(picture.astype(int) - want).sum(-1)[words].mean()
+    assert err * 3 < np.abs(picture.astype(int) - other).sum(-1)[words].mean()  # (JPEG)
+    assert headline(result).startswith(f"{len(result['cards'])} read")
     # a reader other than the one recorded does not read them
     other = {**reader, "model": "cards_v4.onnx", "model_sha256": "0" * 64}
     done, problems = reread_round(svc.store, cfg, rid, tmp_path, other)

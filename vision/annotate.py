@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -39,6 +40,9 @@ TEXT = (255, 255, 255)
 TEXT_BACK = (25, 25, 25)
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
+#: JPEG quality of a drawing written by :func:`save`: its small text stays sharp at a sixth
+#: of a PNG's size.
+QUALITY = 92
 
 
 @dataclass
@@ -190,7 +194,7 @@ def draw_areas(img: np.ndarray, calibration) -> list[tuple[str, np.ndarray]]:  #
 
 
 def annotate(img: np.ndarray, result: dict, labels: dict | None = None,
-             calibration=None) -> np.ndarray:  # noqa: ANN001 - TableCalibration
+             calibration=None, caption: str = "") -> np.ndarray:  # noqa: ANN001
     """A copy of the BGR frame ``img`` with ``result`` (:meth:`vision.recognize.Recognizer.
     recognize`'s, placed or not) drawn on it, and a line at the top saying what it holds.
 
@@ -203,7 +207,8 @@ def annotate(img: np.ndarray, result: dict, labels: dict | None = None,
     (``labelled->read``), a readable card missed in :data:`MISSED` (a ring where it lies,
     ``code missed``) and a report on no card in :data:`FALSE_POSITIVE` (``(no card)``).
     With ``calibration`` (:class:`vision.calibration.TableCalibration`) the layout's areas
-    are drawn under them, named (:func:`draw_areas`).
+    are drawn under them, named (:func:`draw_areas`). ``caption``: a second line under the
+    first (what the record says of the frame, for one).
     """
     out = img.copy() if img.ndim == 3 else cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
     scale = out.shape[0] / 720
@@ -253,7 +258,8 @@ def annotate(img: np.ndarray, result: dict, labels: dict | None = None,
             _ring(out, m["center"], radius, MISSED, thick)
             text.marks.append(_box(np.asarray([m["center"]], np.float64), radius))
             texts.append((f"{m['code']} missed", m["center"], MISSED))
-    text.boxes.append(_headline(out, result, report, scale))
+    text.boxes.append(_headline(out, [headline(result, report)] + [caption] * bool(caption),
+                                scale))
     for words, anchor, colour in texts + [(name, c, AREA) for name, c in areas]:
         text.place(out, words, anchor, colour)
     return out
@@ -284,16 +290,32 @@ def headline(result: dict, report: dict | None = None) -> str:
     return words
 
 
-def _headline(img: np.ndarray, result: dict, report: dict | None, scale: float
-              ) -> tuple[int, int, int, int]:
-    """:func:`headline` drawn at the top left; its box."""
-    words = headline(result, report)
-    size = 0.5 * scale
+def _headline(img: np.ndarray, lines: list[str], scale: float) -> tuple[int, int, int, int]:
+    """``lines`` drawn at the top left, each shrunk to the frame's width if need be; the
+    box they take."""
     thick = max(1, round(scale * 1.5))
-    (tw, th), base = cv2.getTextSize(words, FONT, size, thick)
-    if tw > img.shape[1] - 8:  # a long reason: shrunk to the frame's width
-        size *= (img.shape[1] - 8) / tw
+    boxes, y = [], 0
+    for words in lines:
+        size = 0.5 * scale
         (tw, th), base = cv2.getTextSize(words, FONT, size, thick)
-    cv2.rectangle(img, (0, 0), (tw + 8, th + base + 8), TEXT_BACK, -1)
-    cv2.putText(img, words, (4, th + 4), FONT, size, TEXT, thick, cv2.LINE_AA)
-    return 0, 0, tw + 8, th + base + 8
+        if tw > img.shape[1] - 8:  # a long reason: shrunk to the frame's width
+            size *= (img.shape[1] - 8) / tw
+            (tw, th), base = cv2.getTextSize(words, FONT, size, thick)
+        cv2.rectangle(img, (0, y), (tw + 8, y + th + base + 8), TEXT_BACK, -1)
+        cv2.putText(img, words, (4, y + th + 4), FONT, size, TEXT, thick, cv2.LINE_AA)
+        boxes.append(tw + 8)
+        y += th + base + 8
+    return 0, 0, max(boxes), y
+
+
+def save(path: Path, drawing: np.ndarray) -> None:
+    """``drawing`` written as a JPEG (:data:`QUALITY`) to ``path``, its folder made:
+    :class:`OSError`, naming the file, if it cannot be."""
+    ok, buf = cv2.imencode(".jpg", drawing, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
+    if not ok:
+        raise OSError(f"{path}: the drawing could not be encoded")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(buf.tobytes())
+    except OSError as exc:
+        raise OSError(f"{path}: {exc.strerror or exc}") from None

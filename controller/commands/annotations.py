@@ -5,20 +5,15 @@ A frame's drawing is named after its source, so a suite's folders come out as th
 in: an image under a directory named on the command line keeps its path below it, one named
 itself keeps its name; a video's frames are ``NAME.fNNNNNN.jpg`` (the frame's number), a
 live camera's ``cameraK.fNNNNNN.jpg`` (K: its place among the cameras named, from 1). Two
-sources that would be drawn to one file are refused before anything is read.
+sources that would be drawn to one file are refused before anything is read. The drawings
+are written by :func:`vision.annotate.save`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
-import numpy as np
-
 from controller.cli import CommandError
-
-#: JPEG quality of a drawing: its small text stays sharp at a sixth of a PNG's size.
-QUALITY = 92
 
 
 def open_folder(out: Path) -> Path:
@@ -87,16 +82,3 @@ def target(out: Path, stem: str, head: dict) -> Path:
     if "frame" in head:
         name += f".f{head['frame']:06d}"
     return out / f"{name}.jpg"
-
-
-def write(path: Path, drawing: np.ndarray) -> None:
-    """``drawing`` written as a JPEG to ``path`` (its folder made): :class:`OSError`,
-    naming the file, if it cannot be."""
-    ok, buf = cv2.imencode(".jpg", drawing, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
-    if not ok:
-        raise OSError(f"{path}: the drawing could not be encoded")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(buf.tobytes())
-    except OSError as exc:
-        raise OSError(f"{path}: {exc.strerror or exc}") from None

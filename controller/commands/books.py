@@ -48,6 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--reread", action="store_true",
                    help="read the round's kept frames again with the camera's reader: every "
                         "camera code recorded must be read again from its frames")
+    r.add_argument("--annotate", type=Path, default=None, metavar="DIR",
+                   help="with --reread, draw each reading's first frame with the cards read "
+                        "again (and the layout's areas, where the table is calibrated) and "
+                        "the codes the record holds, written to DIR as NAME.jpg")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=run_replay)
 
@@ -121,6 +125,12 @@ def run_replay(args: argparse.Namespace) -> int:
     frames = _frames_dir(args)
     if args.reread and frames is None:
         raise CommandError("--reread needs the kept frames: --frames DIR")
+    if args.annotate is not None:
+        if not args.reread:
+            raise CommandError("--annotate draws the frames read again: it needs --reread")
+        from controller.commands.annotations import open_folder
+
+        open_folder(args.annotate)
     store = _open(args.db)
     try:
         cfg = load_config(args.config)
@@ -131,10 +141,13 @@ def run_replay(args: argparse.Namespace) -> int:
         if args.reread:
             from controller.reread import reread_round
 
-            reread = reread_round(store, cfg, args.round, frames, rep.camera_reader)
+            reread = reread_round(store, cfg, args.round, frames, rep.camera_reader,
+                                  args.annotate)
             rep.problems += reread[1]
     except (ValueError, ConfigError) as exc:
         raise CommandError(str(exc)) from None
+    except OSError as exc:  # (a drawing that cannot be written)
+        raise CommandError(f"--annotate: {exc}") from None
     finally:
         store.close()
     if args.json:
@@ -158,7 +171,8 @@ def run_replay(args: argparse.Namespace) -> int:
                   f"replayed {h['payout']} recorded {h['paid']}")
         if args.reread:
             print(f"camera readings read again from their kept frames: {reread[0]}, "
-                  f"{'every' if not reread[1] else 'not every'} recorded code read again")
+                  f"{'every' if not reread[1] else 'not every'} recorded code read again"
+                  + (f"; drawn in {args.annotate}" if args.annotate is not None else ""))
         for p in rep.problems:
             print(f"DISCREPANCY: {p}")
     return 1 if rep.problems else 0

@@ -203,11 +203,10 @@ def _drawn(head: dict, result: dict, img, calibration) -> tuple[dict, dict]:  # 
     the head without its path and the result with ``"annotate_error"``."""
     if "annotated" not in head:
         return head, result
-    from controller.commands.annotations import write
-    from vision.annotate import annotate
+    from vision.annotate import annotate, save
 
     try:
-        write(Path(head["annotated"]), annotate(img, result, calibration=calibration))
+        save(Path(head["annotated"]), annotate(img, result, calibration=calibration))
     except OSError as exc:
         return ({k: v for k, v in head.items() if k != "annotated"},
                 {**result, "annotate_error": str(exc)})

@@ -173,13 +173,12 @@ def run(args: argparse.Namespace) -> int:
 def _draw(image: Path, labels: dict, result: dict, args: argparse.Namespace) -> Path:
     """``image`` drawn with its reads and what they got wrong (:func:`vision.annotate.
     annotate`) at its path below the suite's directory in ``--annotate``'s."""
-    from controller.commands.annotations import write
-    from vision.annotate import annotate
+    from vision.annotate import annotate, save
     from vision.recognize import ImageError, load_image
 
     path = args.annotate / image.relative_to(args.directory).with_suffix(".jpg")
     try:
-        write(path, annotate(load_image(image), result, labels))
+        save(path, annotate(load_image(image), result, labels))
     except (OSError, ImageError) as exc:
         raise CommandError(f"--annotate: {exc}") from None
     return path
