@@ -59,8 +59,9 @@ class _Labels:
     def place(self, img: np.ndarray, text: str, anchor: Sequence[float],
               colour: tuple[int, int, int]) -> None:
         """``text`` near ``anchor``, inside the image: of the places around it (above first,
-        then the seven other ways, then each further out), the nearest that covers no label
-        and the fewest marks."""
+        then the seven other ways, each way further out, six steps at most), the first that
+        covers no label and no mark, else the one covering the fewest labels, then the fewest
+        marks, then the nearest."""
         thick = max(1, round(self.scale * 2))
         (tw, th), base = cv2.getTextSize(text, FONT, self.scale, thick)
         pad = max(2, round(3 * self.scale))

@@ -75,6 +75,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.directory.is_dir():
         raise CommandError(f"not a directory: {args.directory}")
     workers = workers_option(args)
+    drawn: list[Path] = []  # (the frames drawn, with --annotate)
+    if args.annotate_all and args.annotate is None:
+        raise CommandError("--annotate-all needs --annotate DIR")
+    if args.annotate is not None:
+        from controller.commands.annotations import open_folder
+
+        open_folder(args.annotate)
     try:
         # a line at a time: each frame's line is on disk once it is scored, so a run that is
         # killed keeps every frame it finished
@@ -101,14 +108,6 @@ def run(args: argparse.Namespace) -> int:
     # and by the folder they lie in (a suite kept in subdirectories)
     by_warning: dict[str, Score] = {}
     by_folder: dict[str, Score] = {}
-
-    drawn: list[Path] = []
-    if args.annotate_all and args.annotate is None:
-        raise CommandError("--annotate-all needs --annotate DIR")
-    if args.annotate is not None:
-        from controller.commands.annotations import open_folder
-
-        open_folder(args.annotate)
 
     def on_frame(image: Path, labels: dict, score: Score, result: dict) -> None:
         for key in image_warnings(result) if "error" not in result else ():
