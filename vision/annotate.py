@@ -241,9 +241,10 @@ def annotate(img: np.ndarray, result: dict, labels: dict | None = None,
             _ring(out, card["center"], 0.5 * width, colour, thick)
             text.marks.append(_box(np.asarray([card["center"]], np.float64), 0.5 * width))
         sure = f"{card['confidence']:.3f}".removeprefix("0")
-        words = (f"{card['code']} {sure}" if note is None or note == "no card"
-                 else f"{note} {sure}") + (" (no card)" if note == "no card" else "")
-        texts.append((words + _spot(card), _top(card.get("corners"), card["center"]), colour))
+        shown = f"{note} {sure}" if colour == MISREAD else f"{card['code']} {sure}"
+        if colour == FALSE_POSITIVE:
+            shown += " (no card)"
+        texts.append((shown + _spot(card), _top(card.get("corners"), card["center"]), colour))
     for card in result["face_down"]:
         _ring(out, card["center"], 0.35 * width, FACE_DOWN, thick)
         text.marks.append(_box(np.asarray([card["center"]], np.float64), 0.35 * width))

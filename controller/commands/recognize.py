@@ -335,7 +335,7 @@ def _print(head: dict, result: dict, as_json: bool) -> None:
 
 
 def _run_burst(args: argparse.Namespace, files: list[Path | str], rec,  # noqa: ANN001
-               calibrator) -> int:  # noqa: ANN001
+               calibrator, names: dict[str, str]) -> int:  # noqa: ANN001
     if any(isinstance(p, str) or is_video(p) for p in files):
         raise CommandError("--burst reads image files, the frames of one burst; not videos "
                            "or cameras")
@@ -357,10 +357,9 @@ def _run_burst(args: argparse.Namespace, files: list[Path | str], rec,  # noqa: 
             result, calibration = _place(result, frames[0], calibrator)
         head: dict = {"images": read}
         if args.annotate is not None:  # (the fused reads, drawn on the burst's first frame)
-            from controller.commands.annotations import stems, target
+            from controller.commands.annotations import target
 
-            head["annotated"] = str(target(args.annotate, stems(args.paths, files)[read[0]],
-                                           {}))
+            head["annotated"] = str(target(args.annotate, names[read[0]], {}))
         head, result = _drawn(head, result, frames[0], calibration)
         _print(head, result, args.json)
         failed = _annotate_failed(head, result, args.json) or failed
@@ -400,6 +399,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("a live camera is read by one process (--workers 1): frames queued "
                            "for workers would be read late")
     calibrator = _calibrator(args)
+    names: dict[str, str] = {}  # (each source's drawing, with --annotate)
     if args.annotate is not None:
         from controller.commands.annotations import open_folder, stems
 
@@ -407,7 +407,7 @@ def run(args: argparse.Namespace) -> int:
         open_folder(args.annotate)
     rec = _recognizer(args)
     if args.burst:  # (one result: its frames are read here, one after another)
-        return _run_burst(args, files, rec, calibrator)
+        return _run_burst(args, files, rec, calibrator, names)
     from vision.parallel import WorkerError, read_in_order
 
     # one step of the bar per image, and per frame to read of a video (as its file states);
