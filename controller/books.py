@@ -127,6 +127,31 @@ def camera_reads(store: Store, round_id: int | None = None) -> list[tuple[int, d
         "(? IS NULL OR round_id = ?) ORDER BY id", (round_id, round_id))]
 
 
+def reading_of_frame(store: Store, name: str) -> tuple[int, dict[str, Any]] | None:
+    """(round, payload) of the last ``camera_read`` record naming the kept frame ``name``
+    (any frame of a burst), or ``None`` where no reading names it."""
+    found = None
+    quoted = json.dumps(name)  # as the payload spells it; each hit is confirmed once parsed
+    for row in store.db.execute(
+            "SELECT round_id, payload FROM audit WHERE kind = 'camera_read' AND "
+            "instr(payload, ?) > 0 ORDER BY id", (quoted,)):
+        reading = json.loads(row["payload"])
+        if any(f["name"] == name for f in reading["frames"]):
+            found = (row["round_id"], reading)
+    return found
+
+
+def camera_reader(store: Store, round_id: int) -> dict[str, Any] | None:
+    """The camera's reader when it read round ``round_id``: the payload of the last
+    ``camera_started`` record before the round's last record (model name and SHA-256,
+    :func:`vision.selfcheck.identity`), or ``None`` where none was recorded."""
+    row = store.db.execute(
+        "SELECT payload FROM audit WHERE kind = 'camera_started' AND id < "
+        "(SELECT MAX(id) FROM audit WHERE round_id = ?) ORDER BY id DESC LIMIT 1",
+        (round_id,)).fetchone()
+    return json.loads(row["payload"]) if row is not None else None
+
+
 def recorded_frames(store: Store, round_id: int | None = None) -> list[tuple[int, str, str]]:
     """(round, file name, SHA-256) of every camera frame the ``camera_read`` records name (of
     one round, or all), in the order read; frames kept without a digest are left out."""

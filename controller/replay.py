@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from controller.books import camera_reader
 from controller.cards import Card
 from controller.config import TableConfig
 from controller.dynamic import DynamicDraw
@@ -51,10 +52,7 @@ def replay_round(store: Store, cfg: TableConfig, round_id: int) -> Replay:
                              "detail": payload})
         if a["kind"] in ("wagers_verified", "resolved") and "meter" in payload:
             meter_at_verify = from_text(payload["meter"])
-    reader = db.execute("SELECT payload FROM audit WHERE kind = 'camera_started' AND id < "
-                        "(SELECT MAX(id) FROM audit WHERE round_id = ?) ORDER BY id DESC "
-                        "LIMIT 1", (round_id,)).fetchone()
-    out.camera_reader = json.loads(reader["payload"]) if reader is not None else None
+    out.camera_reader = camera_reader(store, round_id)
     dealt_in = json.loads(row["dealt_in"])
     order = spot_order(dealt_in)
     cards = [dict(c) for c in db.execute("SELECT * FROM cards WHERE round_id = ? "

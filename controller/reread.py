@@ -1,4 +1,5 @@
-"""A round's camera readings read again from its kept frames (``replay --reread``).
+"""A round's camera readings read again from their kept frames (``replay --reread``, and the
+surveillance console's drawn frames).
 
 Each ``camera_read`` record names the frames the camera read (:mod:`controller.camera` keeps the
 very frames it reads) and the code it recorded for each card. Read again by the same reader (the
@@ -11,12 +12,129 @@ pose, which the record does not keep).
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from controller.books import camera_reads, frame_status
 from controller.config import TableConfig
 from controller.storage import Store
+
+
+class RereadRefused(Exception):
+    """A reading that is not read again: its frames are missing or altered, or the table's
+    reader is not the one that read them."""
+
+
+@dataclass(frozen=True)
+class Reread:
+    """One ``camera_read`` record's frames read again."""
+
+    result: dict[str, Any]  # :meth:`vision.recognize.Recognizer.recognize` of the frames
+    image: np.ndarray  # the reading's first frame, as kept
+    calibration: Any  # the first frame's TableCalibration, None where not placed or a burst
+    recorded: list[str]  # the codes the record holds, in card order ("-": none)
+    unread: list[str]  # recorded codes not read again
+
+    def caption(self) -> str:
+        """``recorded: 9C JS | not read again: JS``: what the record holds, under a drawing's
+        headline."""
+        codes = " ".join(self.recorded)
+        return f"recorded: {codes or 'no card'}" + (
+            f" | not read again: {' '.join(self.unread)}" if self.unread else "")
+
+    def drawing(self) -> np.ndarray:
+        """The first frame drawn with the cards read again (:func:`vision.annotate.annotate`),
+        the layout's areas where it was placed on them, and :meth:`caption`."""
+        from vision.annotate import annotate
+        from vision.calibration import assign_spots
+
+        result = self.result
+        if self.calibration is not None:
+            result = assign_spots(result, self.calibration)
+        return annotate(self.image, result, calibration=self.calibration,
+                        caption=self.caption())
+
+
+class Rereader:
+    """The table's reader (``[camera] model``), loaded on first use, reading recorded
+    readings again from the kept frames in ``frames_dir``. One reading at a time: the web
+    console's requests share it."""
+
+    def __init__(self, cfg: TableConfig, frames_dir: Path) -> None:
+        from vision.recognize import DEFAULT_MODEL
+
+        self.cfg = cfg
+        self.frames_dir = frames_dir
+        self.model = Path(cfg.camera.model) if cfg.camera.model else DEFAULT_MODEL
+        self._digest: str | None = None
+        self._recognizer: Any = None
+        self._calibrator: Any = None
+        self._lock = threading.Lock()
+
+    def refusal(self, round_id: int, reader: dict[str, Any] | None) -> str | None:
+        """Why round ``round_id``'s readings, read by ``reader`` (its ``camera_started``
+        record), cannot be read again here: another model read them. ``None``: they can."""
+        from vision.selfcheck import sha256
+
+        if self._digest is None:
+            self._digest = sha256(self.model)
+        if reader is not None and reader.get("model_sha256") == self._digest:
+            return None
+        return (f"round {round_id}: not read again: its frames were read by "
+                f"{(reader or {}).get('model', 'an unrecorded reader')}, this table's reader "
+                f"is {self.model.name} ({self._digest[:16]}…)")
+
+    def reread(self, round_id: int, reading: dict[str, Any],
+               reader: dict[str, Any] | None) -> Reread:
+        """One ``camera_read`` record (``reading``) of round ``round_id`` read again;
+        :class:`RereadRefused` where its frames are not as read or ``reader`` is not this
+        table's."""
+        from vision.recognize import load_image
+
+        frames = [f for f in reading["frames"] if f.get("sha256")]
+        if not frames:
+            raise RereadRefused(f"round {round_id}: the reading kept no frame")
+        for f in frames:
+            status = frame_status(self.frames_dir, f["name"], f["sha256"])
+            if status != "as read":
+                raise RereadRefused(f"the frame {f['name']} is {status} since it was read")
+        if (why := self.refusal(round_id, reader)) is not None:
+            raise RereadRefused(why)
+        images = [load_image(self.frames_dir / f["name"]) for f in frames]
+        with self._lock:
+            result, calibration = self._read(images)
+        read = Counter(c["code"] for c in result["cards"])
+        # by code only: a reading "Q red" is rank and colour, which the frames' refusals carry
+        recorded = Counter(code for code in reading["camera"].values() if " " not in code)
+        in_order = [code or "-" for _, code in sorted(reading["camera"].items(),
+                                                      key=lambda kv: int(kv[0]))]
+        return Reread(result, images[0], calibration, in_order,
+                      sorted((recorded - read).elements()))
+
+    def _read(self, images: list[np.ndarray]) -> tuple[dict[str, Any], Any]:
+        """The frames read as the camera read them: a burst fused at the frames' own sizes;
+        one frame placed on the layout where it can be (a frame that cannot be calibrated is
+        read at its own sizes)."""
+        from controller.camera import CalibrationError, LayoutCalibrator
+        from vision.recognize import Recognizer
+
+        if self._recognizer is None:
+            self._recognizer = Recognizer(self.model)
+            if self.cfg.camera.calibration != "none":
+                self._calibrator = LayoutCalibrator(self.cfg.camera)
+        rec = self._recognizer
+        if len(images) > 1:
+            return rec.recognize_burst(images), None
+        try:
+            calibration = self._calibrator.for_frame(images[0]) if self._calibrator else None
+        except CalibrationError:
+            calibration = None
+        return rec.recognize(images[0], rec.table_for(calibration)), calibration
 
 
 def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path,
@@ -25,66 +143,29 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
     problems found (none: every recorded camera code is read again from its frames).
     ``reader``: the round's ``camera_started`` record
     (:attr:`controller.replay.Replay.camera_reader`). With ``annotate`` (a directory), each
-    reading read again is drawn on its first frame (:func:`vision.annotate.annotate`: the
-    cards read again, the layout's areas where the table is calibrated, and under the
-    headline the codes the record holds), as ``annotate/NAME.jpg`` (NAME: the frame's;
-    :class:`OSError` if it cannot be written)."""
-    from controller.camera import CalibrationError, LayoutCalibrator
-    from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
-    from vision.selfcheck import sha256
+    reading read again is drawn on its first frame (:meth:`Reread.drawing`) as
+    ``annotate/NAME.jpg`` (NAME: the frame's; :class:`OSError` if it cannot be written)."""
+    from vision.annotate import save
 
-    readings = [(r, frames) for _, r in camera_reads(store, round_id)
-                if (frames := [f for f in r["frames"] if f.get("sha256")])]
+    readings = [r for _, r in camera_reads(store, round_id)
+                if any(f.get("sha256") for f in r["frames"])]
     if not readings:
         return 0, []
-    model = Path(cfg.camera.model) if cfg.camera.model else DEFAULT_MODEL
-    digest = sha256(model)
-    if reader is None or reader.get("model_sha256") != digest:
-        return 0, [f"round {round_id}: not read again: its frames were read by "
-                   f"{(reader or {}).get('model', 'an unrecorded reader')}, this table's reader "
-                   f"is {model.name} ({digest[:16]}…)"]
-    rec = Recognizer(model)
-    calibrator = LayoutCalibrator(cfg.camera) if cfg.camera.calibration != "none" else None
+    rereader = Rereader(cfg, frames_dir)
+    if (why := rereader.refusal(round_id, reader)) is not None:
+        return 0, [why]
     problems: list[str] = []
     done = 0
-    for reading, frames in readings:
-        if any(frame_status(frames_dir, f["name"], f["sha256"]) != "as read" for f in frames):
-            continue  # named by the frames' own check
+    for reading in readings:
+        try:
+            again = rereader.reread(round_id, reading, reader)
+        except RereadRefused:
+            continue  # frames missing or altered: named by the frames' own check
         done += 1
-        images = [load_image(frames_dir / f["name"]) for f in frames]
-        calibration = None
-        if len(images) > 1:
-            result = rec.recognize_burst(images)
-        else:
-            try:  # as the camera did: a frame that cannot be calibrated is read at its own sizes
-                calibration = calibrator.for_frame(images[0]) if calibrator else None
-            except CalibrationError:
-                calibration = None
-            result = rec.recognize(images[0], rec.table_for(calibration))
-        read = Counter(c["code"] for c in result["cards"])
-        # by code only: a reading "Q red" is rank and colour, which the frames' refusals carry
-        recorded = Counter(code for code in reading["camera"].values() if " " not in code)
-        unread = sorted((recorded - read).elements())
-        for code in unread:
-            problems.append(f"round {round_id}: the recorded camera code {code} is not read "
-                            f"again from {', '.join(f['name'] for f in frames)}")
+        names = ", ".join(f["name"] for f in reading["frames"] if f.get("sha256"))
+        problems += [f"round {round_id}: the recorded camera code {code} is not read again "
+                     f"from {names}" for code in again.unread]
         if annotate is not None:
-            _draw(annotate / f"{Path(frames[0]['name']).stem}.jpg", images[0], result,
-                  calibration, reading, unread)
+            first = next(f["name"] for f in reading["frames"] if f.get("sha256"))
+            save(annotate / f"{Path(first).stem}.jpg", again.drawing())
     return done, problems
-
-
-def _draw(path: Path, image, result: dict, calibration,  # noqa: ANN001 - arrays, calibration
-          reading: dict, unread: list[str]) -> None:
-    """One reading's first frame drawn with its cards read again, and what the record holds
-    of it (its codes, in card order; those not read again named)."""
-    from vision.annotate import annotate, save
-    from vision.calibration import assign_spots
-
-    if calibration is not None:
-        result = assign_spots(result, calibration)
-    codes = " ".join(code or "-" for _, code in sorted(reading["camera"].items(),
-                                                       key=lambda kv: int(kv[0])))
-    caption = f"recorded: {codes or 'no card'}" + (
-        f" | not read again: {' '.join(unread)}" if unread else "")
-    save(path, annotate(image, result, calibration=calibration, caption=caption))
