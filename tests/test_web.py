@@ -242,3 +242,81 @@ def test_surveillance_sees_whether_each_kept_frame_is_the_frame_read(site, brows
     row = surveillance.inner_text("#history tr:nth-child(2)")
     assert "r-dealt.png ALTERED" in row and "r-revealed.png MISSING" in row
     assert "(as read)" not in row
+
+
+def test_surveillance_sees_a_reading_drawn_on_its_kept_frame(site, browser, tmp_path):
+    """The history row links each reading's first frame to ``/frames/NAME/drawn``: the kept
+    frame read again by the table's reader and drawn, each card read outlined in the read
+    colour, with what the record holds (``X-Recorded``) and any recorded code the frame does
+    not bear out (``X-Not-Read-Again``). Refused: without a surveillance session (403), a frame
+    no reading names (404), a frame altered since it was read (409, and no link)."""
+    import cv2
+    import numpy as np
+
+    from controller.camera import SimulatedCamera
+    from vision import annotate as A
+    from vision.recognize import load_image
+    from vision.selfcheck import identity
+
+    svc, url = site
+    camera = SimulatedCamera(tmp_path, seed=4)
+    svc.camera_started(identity(camera.recognizer))
+    surveillance = sign_in(browser, url, Role.SURVEILLANCE, "surveillance")
+    start_round(svc, seats=(1,))
+    svc.call(svc.table.lockout)
+    svc.call(svc.table.chip_count, 1, svc.actor(_login(svc, Role.DEALER)))
+    rid = svc.table.current().id
+    for code in ("9C", "JS", "4D", "5H"):  # seat 1: 9C 4D; the dealer: JS up, 5H down
+        svc.call(svc.table.deal, code)
+    read = camera.capture({"seat1": ["9C", "4D"], "dealer": ["JS", "XX"]}, "r-dealt")
+    assert read.cards, "the frame reads some card"
+    svc.camera_check(rid, read.cards, hole_up=False, frame_names=read.frame_names,
+                     frame_sha256=read.frame_sha256)
+    svc.call(svc.table.reveal, svc.actor(_login(svc, Role.DEALER)))
+    surveillance.evaluate("refresh()")
+    surveillance.wait_for_selector("#history a.drawn")
+    links = surveillance.eval_on_selector_all("#history a.drawn", "as => as.map(a => a.href)")
+    assert links == [f"{url}/frames/r-dealt.png/drawn"]
+
+    answer = surveillance.goto(links[0])
+    assert answer.status == 200 and answer.headers["content-type"] == "image/jpeg"
+    assert answer.headers["x-not-read-again"] == ""
+    recorded = answer.headers["x-recorded"].split()
+    assert sorted(c for c in recorded if c != "-") == sorted(c.code for c in read.cards)
+    picture = cv2.imdecode(np.frombuffer(answer.body(), np.uint8), cv2.IMREAD_COLOR)
+    frame = load_image(tmp_path / "r-dealt.png")
+    assert picture.shape == frame.shape
+    again = camera.recognizer.recognize(frame)
+    assert again["cards"]
+    for card in again["cards"]:  # each card read again outlined in the read colour
+        x, y = np.rint(card["corners"][0]).astype(int)
+        near = picture[max(y - 3, 0):y + 4, max(x - 3, 0):x + 4].reshape(-1, 3)
+        assert np.abs(near.astype(int) - A.READ).sum(-1).min() < 90
+
+    # a later reading of the same frame recording a card it does not show is named
+    svc.camera_check(rid, [CameraCard("KH", "seat1", 0.999)], hole_up=False,
+                     frame_names=read.frame_names, frame_sha256=read.frame_sha256)
+    with urllib.request.urlopen(urllib.request.Request(
+            links[0], headers={"Cookie": surveillance.context.cookies()[0]["name"] + "="
+                               + surveillance.context.cookies()[0]["value"]})) as r:
+        assert r.headers["X-Not-Read-Again"] == "KH" and r.headers["X-Recorded"] == "KH"
+
+    def status(path, cookie=True):
+        jar = surveillance.context.cookies()[0]
+        req = urllib.request.Request(f"{url}{path}", headers={
+            "Cookie": f"{jar['name']}={jar['value']}"} if cookie else {})
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    assert status("/frames/r-dealt.png/drawn", cookie=False)[0] == 403
+    code, body = status("/frames/r-other.png/drawn")
+    assert code == 404 and b"no camera reading" in body
+    (tmp_path / "r-dealt.png").write_bytes(b"another frame")
+    code, body = status("/frames/r-dealt.png/drawn")
+    assert code == 409 and b"r-dealt.png is altered since it was read" in body
+    surveillance.goto(f"{url}/surveillance")
+    surveillance.wait_for_selector("#history >> text=ALTERED")
+    assert surveillance.query_selector("#history a.drawn") is None

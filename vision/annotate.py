@@ -310,14 +310,28 @@ def _headline(img: np.ndarray, lines: list[str], scale: float) -> tuple[int, int
     return 0, 0, max(boxes), y
 
 
-def save(path: Path, drawing: np.ndarray) -> None:
-    """``drawing`` written as a JPEG (:data:`QUALITY`) to ``path``, its folder made:
-    :class:`OSError`, naming the file, if it cannot be."""
+def encode(drawing: np.ndarray) -> bytes:
+    """``drawing`` as JPEG bytes (:data:`QUALITY`); :class:`ValueError` if it cannot be.
+
+    >>> import numpy as np
+    >>> encode(np.zeros((8, 8, 3), np.uint8))[:2] == b"\\xff\\xd8"   # a JPEG's start
+    True
+    """
     ok, buf = cv2.imencode(".jpg", drawing, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
     if not ok:
-        raise OSError(f"{path}: the drawing could not be encoded")
+        raise ValueError("the drawing could not be encoded as JPEG")
+    return buf.tobytes()
+
+
+def save(path: Path, drawing: np.ndarray) -> None:
+    """``drawing`` written as a JPEG (:func:`encode`) to ``path``, its folder made:
+    :class:`OSError`, naming the file, if it cannot be."""
+    try:
+        data = encode(drawing)
+    except ValueError as exc:
+        raise OSError(f"{path}: {exc}") from None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(buf.tobytes())
+        path.write_bytes(data)
     except OSError as exc:
         raise OSError(f"{path}: {exc.strerror or exc}") from None

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -32,13 +33,14 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from controller.auth import Actor, AuthError, Role
-from controller.books import frame_status, recorded_frames
+from controller.books import camera_reads, frame_status, recorded_frames
 from controller.cards import CardCodeError
 from controller.hands import Hand
 from controller.money import dollars, from_text
 from controller.rounds import AFTER_REVEAL, IllegalEvent
 from controller.service import TableService
 from controller.web import pages
+from controller.web.drawn import DrawnFrames, RereadRefused
 
 COOKIE = "mm_session"
 CONSOLE_ROLES = {
@@ -54,6 +56,7 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
     svc = service
     stopping = threading.Event()  # set by WebServer.stop: live streams end
     frame_check = FrameCheck(frames_dir)
+    drawn = DrawnFrames(svc, frames_dir) if frames_dir is not None else None
 
     def token(request: Request) -> str | None:
         return request.cookies.get(COOKIE)
@@ -173,6 +176,24 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
             return JSONResponse({"error": "no such frame"}, status_code=404)
         return FileResponse(path)
 
+    async def drawn_frame(request: Request) -> Response:
+        """The reading of a kept frame drawn (:mod:`controller.web.drawn`): read again off
+        the event loop, which a read of some 100 ms would stall for every console."""
+        if denied := refused(request, CONSOLE_ROLES["surveillance"], 403):
+            return denied
+        if drawn is None:
+            return JSONResponse({"error": "no frames are kept"}, status_code=404)
+        try:
+            picture = await run_in_threadpool(drawn.draw, request.path_params["name"])
+        except LookupError as exc:
+            return JSONResponse({"error": str(exc.args[0])}, status_code=404)
+        except RereadRefused as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        return Response(picture.jpeg, media_type="image/jpeg", headers={
+            "X-Frame": picture.frame, "X-Round": str(picture.round_id),
+            "X-Recorded": " ".join(picture.recorded),
+            "X-Not-Read-Again": " ".join(picture.unread)})
+
     async def action(request: Request) -> Response:
         if request.headers.get("x-monster-match") != "1":
             return JSONResponse({"error": "missing X-Monster-Match header"}, status_code=403)
@@ -210,6 +231,7 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
         Route("/api/console", console_state),
         Route("/api/history", history),
         Route("/frames/{name}", frame),
+        Route("/frames/{name}/drawn", drawn_frame),
         Route("/api/action/{name}", action, methods=["POST"]),
     ]
     app = Starlette(routes=routes)
@@ -310,9 +332,13 @@ def camera_view(svc: TableService) -> dict[str, Any] | None:
 
 def _frames(svc: TableService, round_id: int, names: list[str]) -> list[dict[str, Any]]:
     """A round's kept frames, each with the SHA-256 recorded when it was read (``None`` for a
-    frame kept without one)."""
+    frame kept without one) and whether it is a reading's first frame, the one its reading is
+    drawn on (``/frames/NAME/drawn``)."""
     digests = {name: sha256 for _, name, sha256 in recorded_frames(svc.store, round_id)}
-    return [{"name": name, "sha256": digests.get(name)} for name in names]
+    firsts = {kept[0]["name"] for _, reading in camera_reads(svc.store, round_id)
+              if (kept := [f for f in reading["frames"] if f.get("sha256")])}
+    return [{"name": name, "sha256": digests.get(name), "first": name in firsts}
+            for name in names]
 
 
 class FrameCheck:

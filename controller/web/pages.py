@@ -244,7 +244,10 @@ async function history() {
       a.href = '/frames/' + encodeURIComponent(fr.name); f.append(a, document.createTextNode(' '));
       // the kept file against the SHA-256 recorded when it was read
       if (fr.status) f.append(el('span', fr.status === 'as read' ? 'frame-ok' : 'frame-bad',
-                                 fr.status === 'as read' ? '(as read) ' : fr.status.toUpperCase() + ' ')); }
+                                 fr.status === 'as read' ? '(as read) ' : fr.status.toUpperCase() + ' '));
+      // a reading's frame drawn with the cards read again and what the record holds
+      if (fr.first && fr.status === 'as read') { const d = el('a', 'drawn', 'drawn');
+        d.href = '/frames/' + encodeURIComponent(fr.name) + '/drawn'; f.append(d, document.createTextNode(' ')); } }
     tr.append(f); t.append(tr); }
   box.append(t);
 }
