@@ -29,6 +29,7 @@ from typing import Any
 from controller.auth import Actor, Role
 from controller.config import TableConfig
 from controller.devices.sim import BoardSimulator, ShoeSimulator, random_shoe
+from controller.layout import layout_of
 from controller.money import dollars, from_text
 from controller.rounds import IllegalEvent, Round, State
 from controller.service import TableService
@@ -180,22 +181,8 @@ class Demo:
 
     def layout(self, rnd: Round, hole_up: bool) -> dict[str, list[str]]:
         """What lies on the table: each area's cards in dealing order (hole card face down
-        until revealed)."""
-        out: dict[str, list[str]] = {}
-        for c in rnd.cards:
-            spot = c["spot"]
-            if spot in ("burn",):
-                continue
-            if spot == "extra":
-                seat = self._hits.get(c["position"])
-                if seat is None:
-                    continue
-                area = f"seat{seat}"
-            else:
-                area = spot.split(":")[0]
-            code = c["code"] if (spot != "dealer:hole" or hole_up) else "XX"
-            out.setdefault(area, []).append(code)
-        return out
+        until revealed), the hits where this demo dealt them."""
+        return layout_of(rnd.cards, hole_up, self._hits)
 
     def camera_check(self, rnd: Round, hole_up: bool) -> None:
         if self.camera is None:

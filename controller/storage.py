@@ -93,6 +93,28 @@ class LedgerEntry:
     note: str = ""
 
 
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection to a table's database, for another process that watches the
+    record beside the table's one writer (``camera-sim --table``): it can change nothing.
+    :class:`StorageError` where the file is not there or is not a monster-match database of
+    this schema version."""
+    p = Path(path)
+    if not p.is_file():
+        raise StorageError(f"{p}: no such database")
+    try:
+        db = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, timeout=30,
+                             isolation_level=None, check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(f"{p}: not a usable monster-match database ({exc})") from None
+    if row is None or row[0] != str(SCHEMA_VERSION):
+        db.close()
+        raise StorageError(f"{p}: schema version {row[0] if row else 'none'}, expected "
+                           f"{SCHEMA_VERSION}")
+    return db
+
+
 class Store:
     """Thin wrapper over one SQLite connection (one writer: the table controller)."""
 

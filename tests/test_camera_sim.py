@@ -104,3 +104,120 @@ def test_camera_sim_serves_a_video_s_frames(tmp_path: Path,
     monkeypatch.setattr(camera_sim, "MAX_FRAMES", 4)
     with pytest.raises(CommandError, match=r"more than 4 frames .*\(--every N\)"):
         camera_sim.load_frames([clip])
+
+
+def test_the_table_view_follows_the_record(harness) -> None:  # noqa: ANN001
+    """``camera-sim --table``'s view of the record: no cards before the first round; the
+    latest round's cards by area in dealing order, the hole card face down until the record
+    has it turned over; the cards stay after the round closes, until the next one opens. The
+    database is opened read-only: the view cannot write to it."""
+    import sqlite3
+
+    from controller.table_view import TableView
+
+    view = TableView(harness.path)
+    assert view.layout() == (None, {})
+    harness.play_to_deal(wagers=(1, 3), mains=(1, 3))
+    rid = harness.table.current().id
+    assert view.layout() == (rid, {})
+    harness.deal("9C", "KD", "JS", "4D")
+    assert view.layout() == (rid, {"seat1": ["9C", "4D"], "seat3": ["KD"], "dealer": ["JS"]})
+    harness.deal("QH", "5H")
+    dealt = {"seat1": ["9C", "4D"], "seat3": ["KD", "QH"], "dealer": ["JS", "XX"]}
+    assert view.layout() == (rid, dealt)
+    harness.table.reveal(harness.dealer)
+    assert harness.table.round(rid).state.value == "closed"  # no pair: nothing to pay
+    assert view.layout() == (rid, {**dealt, "dealer": ["JS", "5H"]})
+    harness.table.open_round()
+    assert view.layout() == (rid + 1, {})
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        view.db.execute("DELETE FROM cards")
+    view.close()
+
+
+def test_camera_sim_shows_the_cards_the_table_dealt(harness) -> None:  # noqa: ANN001
+    """``camera-sim --table DB``: a camera over a table run on simulators shows what the
+    record says was dealt. Read from its stream and placed by the table's ArUco markers, as
+    a live table reads it: after the deal each card read is the one dealt to that area and
+    the hole card lies face down; after the reveal the hole card shows. Each layout shown is
+    a line on stderr."""
+    import queue
+    import threading
+
+    from controller.camera import LayoutCalibrator
+    from vision.calibration import assign_spots
+    from vision.recognize import Recognizer
+
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "camera-sim", "--table",
+                             str(harness.path), "--fps", "10", "--duration", "120"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [said.put(line) for line in proc.stderr],
+                     daemon=True).start()
+
+    def shown(words: str) -> None:
+        while words not in (line := said.get(timeout=60)):
+            assert line.startswith("round "), line
+
+    try:
+        url = proc.stdout.readline().split(": ", 1)[1].strip()
+        settings = _aruco_settings()
+        calibrator, reader = LayoutCalibrator(settings), Recognizer()
+
+        def read() -> tuple[set[tuple[str, str]], list[list[str]]]:
+            """Six frames of the stream (its three noisy frames in a loop), each read and
+            placed: every (card, area) read, and each frame's face-down areas."""
+            cards, down = set(), []
+            with LiveStream(url) as live:
+                for _, (_, _, frame) in zip(range(6), live, strict=False):
+                    calibration = calibrator.for_frame(frame)
+                    result = assign_spots(reader.recognize(frame, reader.table_for(calibration)),
+                                          calibration)
+                    cards |= {(c["code"], c["spot"]) for c in result["cards"]}
+                    down.append([c["spot"] for c in result["face_down"]])
+            return cards, down
+
+        harness.play_to_deal(wagers=(1, 3), mains=(1, 3))
+        harness.deal("9C", "KD", "JS", "4D", "QH", "5H")
+        shown("seat1 9C 4D | seat3 KD QH | dealer JS XX")
+        dealt = {("9C", "seat1"), ("4D", "seat1"), ("KD", "seat3"), ("QH", "seat3"),
+                 ("JS", "dealer")}
+        cards, down = read()
+        # (the reader misses some cards, never reads one not dealt there)
+        assert cards <= dealt and len(cards) >= 4, cards
+        assert ["dealer"] in down and all(d in ([], ["dealer"]) for d in down), down
+        harness.table.reveal(harness.dealer)
+        shown("dealer JS 5H")
+        cards, down = read()
+        assert cards <= dealt | {("5H", "dealer")} and ("5H", "dealer") in cards, cards
+        assert len(cards) >= 5 and down == [[]] * 6, (cards, down)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
+
+
+def _aruco_settings():  # noqa: ANN202 - CameraSettings
+    """The default table's camera settings, calibrated by its ArUco markers."""
+    import dataclasses
+
+    from controller.config import load_config
+
+    return dataclasses.replace(load_config().camera, calibration="aruco")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--table", "{db}", "{samples}"], "not both"),
+    (["--table", "{missing}"], "no such database"),
+    (["--table", "{text}"], "not a usable monster-match database"),
+    ([], "name the footage"),
+    (["--table", "{db}", "--design", "nosuch"], "--design nosuch"),
+])
+def test_camera_sim_table_refusals(harness, tmp_path, capsys, args, words) -> None:  # noqa: ANN001
+    """Refused, named, before anything is served: footage and a record at once, a database
+    that is not there or not one, no source at all, a design that is not there."""
+    (tmp_path / "notes.db").write_text("not a database\n" * 200)
+    fill = {"db": str(harness.path), "samples": str(SAMPLES),
+            "missing": str(tmp_path / "none.db"), "text": str(tmp_path / "notes.db")}
+    assert main(["camera-sim", *[a.format(**fill) for a in args]]) == 2
+    assert words in capsys.readouterr().err

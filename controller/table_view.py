@@ -1,0 +1,40 @@
+"""A table's layout as its record holds it, watched from another process (``camera-sim
+--table``): the latest round's cards by area, read from the table's database read-only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.layout import hole_card_up, layout_of
+from controller.rounds import State
+from controller.storage import open_read_only
+
+
+class TableView:
+    """The table's database at ``path``, opened read-only (:func:`open_read_only`:
+    :class:`controller.storage.StorageError` where it is not one)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.db = open_read_only(path)
+
+    def layout(self) -> tuple[int | None, dict[str, list[str]]]:
+        """(round, its layout) of the latest round: its cards as :func:`layout_of` lays them
+        out, the hole card face down until the record has it turned over. The cards stay
+        until the next round opens, as a dealer leaves them while the main game is settled;
+        (``None``, ``{}``) before the first round. One read transaction: the round and its
+        cards as of one commit of the table's."""
+        self.db.execute("BEGIN")
+        try:
+            row = self.db.execute("SELECT id, state, held_from FROM rounds ORDER BY id DESC "
+                                  "LIMIT 1").fetchone()
+            if row is None:
+                return None, {}
+            cards = self.db.execute("SELECT position, spot, code FROM cards WHERE round_id = ? "
+                                    "ORDER BY position", (row["id"],)).fetchall()
+        finally:
+            self.db.execute("COMMIT")
+        held_from = State(row["held_from"]) if row["held_from"] else None
+        return row["id"], layout_of(cards, hole_card_up(State(row["state"]), held_from))
+
+    def close(self) -> None:
+        self.db.close()
