@@ -14,18 +14,23 @@ round, from the frame written by the simulator:
   the camera's reveal check runs on the table's other thread;
 
 and the cards the camera read by code, of those on the layout. Medians and 90th percentiles.
+With ``--camera-sim`` the camera is ``monster-match camera-sim --table``, a process of its
+own that draws what the table's record says was dealt as it changes (the checks then also
+wait for its drawing, about a third of a second a layout).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +45,7 @@ from controller.config import load_config  # noqa: E402
 from controller.devices.sim import BoardSimulator, ShoeSimulator  # noqa: E402
 from controller.live import LiveOptions, LiveTable  # noqa: E402
 from controller.rounds import State  # noqa: E402
+from controller.storage import Store  # noqa: E402
 from vision.mjpeg import MjpegCamera  # noqa: E402
 from vision.synth import DEFAULT_MARKERS, render_table  # noqa: E402
 
@@ -69,23 +75,31 @@ def summary(name: str, ms: list[float]) -> str:
 @contextmanager
 def live_rig(work: Path, first: list[bytes], settle_ms: int, poll_s: float = 0.02,
              on_board: Callable[[Any], None] | None = None, camera_frames: int | None = None,
-             hold_seconds: float = 0.0
-             ) -> Iterator[tuple[LiveTable, ShoeSimulator, BoardSimulator, MjpegCamera]]:
+             hold_seconds: float = 0.0, camera_sim: bool = False
+             ) -> Iterator[tuple[LiveTable, ShoeSimulator, BoardSimulator, MjpegCamera | None]]:
     """A running :class:`LiveTable` (its store in ``work``) on a shoe and a board simulated on
     pseudo-terminals and an MJPEG camera showing ``first``: yields the four, then stops and
     closes them all. ``on_board``: called with each command frame the board receives;
     ``camera_frames``, ``hold_seconds``: a camera that stalls after so many frames a
-    connection (:class:`vision.mjpeg.MjpegCamera`)."""
+    connection (:class:`vision.mjpeg.MjpegCamera`). ``camera_sim``: the camera is
+    ``camera-sim --table`` on the table's database instead (yielded as ``None``)."""
     shoe = ShoeSimulator("pty", cards=[], decks=6, shuffle=True, linger=10**6)
     board = BoardSimulator("pty", seats=6, on_command=on_board)
     shoe.start()
     board.start()
-    camera = MjpegCamera(first, fps=25, frames=camera_frames, hold_seconds=hold_seconds)
+    db = work / "t.db"
+    closing = ExitStack()
+    if camera_sim:
+        camera, url = None, closing.enter_context(table_camera(db))
+    else:
+        camera = MjpegCamera(first, fps=25, frames=camera_frames, hold_seconds=hold_seconds)
+        url = camera.url
+        closing.callback(camera.close)
     toml = work / "t.toml"
     toml.write_text(f'[devices]\nshoe = "{shoe.url}"\nboard = "{board.url}"\n'
-                    f'[camera]\ncalibration = "aruco"\nsource = "{camera.url}"\n'
+                    f'[camera]\ncalibration = "aruco"\nsource = "{url}"\n'
                     f"settle_ms = {settle_ms}\n")
-    opts = LiveOptions(db=str(work / "t.db"), port=0, poll_s=poll_s)
+    opts = LiveOptions(db=str(db), port=0, poll_s=poll_s)
     table = LiveTable(load_config(toml), opts, say=lambda line: None)
     runner = threading.Thread(target=table.run, daemon=True)
     try:
@@ -97,12 +111,27 @@ def live_rig(work: Path, first: list[bytes], settle_ms: int, poll_s: float = 0.0
         if runner.is_alive():
             runner.join(5)
         table.close()
-        camera.close()
+        closing.close()
         shoe.close()
         board.close()
 
 
-def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
+@contextmanager
+def table_camera(db: Path) -> Iterator[str]:
+    """``monster-match camera-sim --table DB`` running (the database made first, as the
+    camera watches it from the start): yields its URL, then stops it."""
+    Store(db).close()
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "camera-sim", "--table",
+                             str(db), "--fps", "25"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield proc.stdout.readline().split(": ", 1)[1].strip()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
+def run(rounds: int, settle_ms: int, camera_sim: bool = False) -> dict[str, list[float]]:
     lights: dict[int, float] = {}
     current = [0]
 
@@ -115,13 +144,14 @@ def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
     for r in range(rounds):
         rank = RANKS[r % len(RANKS)]
         seat, up, hole = [f"{rank}H", f"{rank}C"], f"{rank}D", "Q" + "SHDC"[r % 4]
-        layouts.append((seat, up, hole,
-                        jpeg({"seat1": seat, "dealer": [up, "XX"]}, 2 * r),
-                        jpeg({"seat1": seat, "dealer": [up, hole]}, 2 * r + 1)))
+        layouts.append((seat, up, hole) + ((None, None) if camera_sim else (
+            jpeg({"seat1": seat, "dealer": [up, "XX"]}, 2 * r),
+            jpeg({"seat1": seat, "dealer": [up, hole]}, 2 * r + 1))))
     out: dict[str, list[float]] = {"deal check": [], "reveal check": [], "lights": [],
-                                   "read": [], "on layout": []}
+                                   "read": [], "on layout": [], "held": []}
     with tempfile.TemporaryDirectory() as d, live_rig(
-            Path(d), jpeg({"seat4": ["KC", "4D"]}, 999), settle_ms, on_board=on_board) as (
+            Path(d), jpeg({"seat4": ["KC", "4D"]}, 999), settle_ms, on_board=on_board,
+            camera_sim=camera_sim) as (
                 table, shoe, board, camera):
         svc, t = table.svc, table.svc.table
         svc.call(svc.auth.add_user, "d", Role.DEALER, "dealer-password")
@@ -141,7 +171,8 @@ def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
             wait(lambda: svc.call(t.current).state is State.LOCKED, "the lock-out")
             svc.call(t.chip_count, 1, dealer)
             rid = svc.call(t.current).id
-            camera.show(dealt_jpeg)
+            if camera is not None:
+                camera.show(dealt_jpeg)
             codes = ([] if r else ["9S"]) + [seat[0], up, seat[1]]  # (burn) seat, up, seat
             for code in codes:
                 shoe.deliver("CARD", code, "1")
@@ -152,7 +183,8 @@ def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
             hole_at = time.perf_counter()
             checked = wait(lambda rid=rid: len(svc.call(camera_reads, svc.store, rid)) == 1,
                            "the deal's check")
-            camera.show(revealed_jpeg)
+            if camera is not None:
+                camera.show(revealed_jpeg)
             time.sleep(0.3)
             board.press("REVEAL")
             reveal_at = time.perf_counter()
@@ -165,6 +197,9 @@ def run(rounds: int, settle_ms: int) -> dict[str, list[float]]:
             cards = svc.call(t.round, rid).cards
             out["read"].append(sum(1 for c in cards if c["camera_code"] == c["code"]))
             out["on layout"].append(sum(1 for c in cards if c["spot"] != "burn"))
+            out["held"] += [h for (h,) in svc.call(lambda rid=rid: svc.store.db.execute(
+                "SELECT payload FROM audit WHERE round_id = ? AND kind = 'held'", (rid,)
+            ).fetchall())]
             for step in ("confirm_win", "validate_win"):
                 who = dealer if step == "confirm_win" else floor
                 if svc.call(t.round, rid).state is State.HELD:
@@ -178,12 +213,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--settle-ms", type=int, default=400)
+    ap.add_argument("--camera-sim", action="store_true",
+                    help="the camera: camera-sim --table on the table's record")
     args = ap.parse_args(argv)
-    out = run(args.rounds, args.settle_ms)
-    print(f"live table, {args.rounds} rounds, settle {args.settle_ms} ms, camera at 25 fps")
+    out = run(args.rounds, args.settle_ms, args.camera_sim)
+    camera = "camera-sim --table" if args.camera_sim else "camera"
+    print(f"live table, {args.rounds} rounds, settle {args.settle_ms} ms, {camera} at 25 fps")
     for key in ("deal check", "reveal check", "lights"):
         print(summary(key, out[key]))
     print(f"cards read by code: {sum(out['read'])} of {sum(out['on layout'])} on the layout")
+    print(f"holds: {len(out['held'])}" + "".join(f"\n  {h}" for h in out["held"]))
     return 0
 
 

@@ -137,6 +137,23 @@ def test_the_live_table_benchmark_times_a_round(capsys) -> None:  # noqa: ANN001
     assert "of 4 on the layout" in out
 
 
+def test_a_live_table_on_simulators_alone(capsys) -> None:  # noqa: ANN001
+    """The benchmark's rounds with ``--camera-sim``: the shoe and board on pseudo-terminals,
+    the camera ``camera-sim --table`` on the table's own record, each a process or thread of
+    its own. Two rounds are dealt, checked twice each by the camera and closed; every card
+    the camera records by code is the card the shoe dealt (a wrong one would be a hold)."""
+    import re
+
+    from tests.conftest import load_benchmark
+
+    assert load_benchmark("live_table").main(["--rounds", "2", "--camera-sim"]) == 0
+    out = capsys.readouterr().out
+    assert "camera-sim --table" in out and "(n=2)" in out
+    read = re.search(r"cards read by code: (\d+) of 8 on the layout", out)
+    assert read and int(read.group(1)) >= 4, out
+    assert "holds: 0" in out, out
+
+
 def test_a_stalled_camera_holds_up_no_round(tmp_path: Path) -> None:
     """The camera's connection stalls after its first frames: the deal's check waits for a
     frame (up to 10 s), on its own thread, while the round is revealed and the next one's
