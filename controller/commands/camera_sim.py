@@ -212,8 +212,9 @@ def serve_table(args: argparse.Namespace) -> int:
 POLL_SECONDS = 0.05
 #: Frames drawn of each layout, each with fresh sensor noise, served in a loop.
 NOISE_FRAMES = 3
-#: The cards' width in a 720p frame (scaled with the frame's height): a camera installed as
-#: ``vision.quality`` advises, cards some 60 px wide (at 40-50 px most cannot be read).
+#: The cards' width in a 720p frame (scaled with the frame's height): a camera installed
+#: close enough for cards some 60 px wide, well above ``vision.quality``'s 40 px warning (the
+#: reader reads fewer of the smaller cards, ``models/cards_v7.md``).
 CARD_PX = (60.0, 66.0)
 
 
