@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from controller.rounds import AFTER_REVEAL, State
-
 #: The code a face-down card is drawn with (:func:`vision.synth.render_table`).
 FACE_DOWN = "XX"
 
@@ -46,13 +44,3 @@ def layout_of(cards: Iterable[Mapping[str, Any]], hole_up: bool,
         out.setdefault(area, []).append(code)
     return out
 
-
-def hole_card_up(state: State, held_from: State | None) -> bool:
-    """Whether a round in ``state`` (held from ``held_from``) has its hole card turned over.
-
-    >>> hole_card_up(State.DEALING, None), hole_card_up(State.CLOSED, None)
-    (False, True)
-    >>> hole_card_up(State.HELD, State.REVEALED), hole_card_up(State.HELD, State.DEALING)
-    (True, False)
-    """
-    return state in AFTER_REVEAL or (state is State.HELD and held_from in AFTER_REVEAL)

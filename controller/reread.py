@@ -39,6 +39,7 @@ class Reread:
     calibration: Any  # the first frame's TableCalibration, None where not placed or a burst
     recorded: list[str]  # the codes the record holds, in card order ("-": none)
     unread: list[str]  # recorded codes not read again
+    frames: list[str]  # the names of the frames read, the one drawn first
 
     def caption(self) -> str:
         """``recorded: 9C JS | not read again: JS``: what the record holds, under a drawing's
@@ -114,7 +115,7 @@ class Rereader:
         in_order = [code or "-" for _, code in sorted(reading["camera"].items(),
                                                       key=lambda kv: int(kv[0]))]
         return Reread(result, images[0], calibration, in_order,
-                      sorted((recorded - read).elements()))
+                      sorted((recorded - read).elements()), [f["name"] for f in frames])
 
     def _read(self, images: list[np.ndarray]) -> tuple[dict[str, Any], Any]:
         """The frames read as the camera read them: a burst fused at the frames' own sizes;
@@ -162,10 +163,8 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
         except RereadRefused:
             continue  # frames missing or altered: named by the frames' own check
         done += 1
-        names = ", ".join(f["name"] for f in reading["frames"] if f.get("sha256"))
         problems += [f"round {round_id}: the recorded camera code {code} is not read again "
-                     f"from {names}" for code in again.unread]
+                     f"from {', '.join(again.frames)}" for code in again.unread]
         if annotate is not None:
-            first = next(f["name"] for f in reading["frames"] if f.get("sha256"))
-            save(annotate / f"{Path(first).stem}.jpg", again.drawing())
+            save(annotate / f"{Path(again.frames[0]).stem}.jpg", again.drawing())
     return done, problems

@@ -55,6 +55,15 @@ class State(Enum):
 AFTER_REVEAL = (State.REVEALED, State.EVALUATED, State.FLAGGED, State.PAID, State.CLOSED)
 
 
+def effective_state(state: State, held_from: State | None) -> State:
+    """The step a round is at: its state, or for a held round the state it was held from.
+
+    >>> effective_state(State.HELD, State.REVEALED), effective_state(State.DEALING, None)
+    (<State.REVEALED: 'revealed'>, <State.DEALING: 'dealing'>)
+    """
+    return held_from if state is State.HELD and held_from else state
+
+
 class IllegalEvent(Exception):
     """An event the current state does not allow; nothing of it was applied."""
 
@@ -99,7 +108,7 @@ class Round:
 
     @property
     def effective_state(self) -> State:
-        return self.held_from if self.state is State.HELD and self.held_from else self.state
+        return effective_state(self.state, self.held_from)
 
 
 LightCallback = Callable[[list[tuple[int, str, str]]], None]
@@ -676,8 +685,7 @@ class Table:
                 rnd = self.round(last[0])
         if rnd is None:
             return view
-        revealed = rnd.effective_state in (State.REVEALED, State.EVALUATED, State.FLAGGED,
-                                           State.PAID, State.CLOSED)
+        revealed = rnd.effective_state in AFTER_REVEAL
         view["round"] = {
             "id": rnd.id,
             "state": rnd.state.value,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.layout import hole_card_up, layout_of
-from controller.rounds import State
+from controller.layout import layout_of
+from controller.rounds import AFTER_REVEAL, State, effective_state
 from controller.storage import open_read_only
 
 
@@ -34,7 +34,8 @@ class TableView:
         finally:
             self.db.execute("COMMIT")
         held_from = State(row["held_from"]) if row["held_from"] else None
-        return row["id"], layout_of(cards, hole_card_up(State(row["state"]), held_from))
+        hole_up = effective_state(State(row["state"]), held_from) in AFTER_REVEAL
+        return row["id"], layout_of(cards, hole_up)
 
     def close(self) -> None:
         self.db.close()

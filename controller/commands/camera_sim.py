@@ -38,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "table's [camera] source. Every frame is decoded first: a file that "
                     "cannot be read, or frames of more than one size (a camera sends one), "
                     f"are refused. The frames are held in memory as JPEG: {MAX_FRAMES} at "
-                    "most.",
+                    "most. With --table DB, the cards a table's record says were dealt "
+                    "instead.",
     )
     p.add_argument("paths", nargs="*", metavar="IMAGE_VIDEO_OR_DIR")
     p.add_argument("--table", metavar="DB", type=Path,

@@ -33,7 +33,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from controller.auth import Actor, AuthError, Role
-from controller.books import camera_reads, frame_status, recorded_frames
+from controller.books import camera_reads, frame_status
 from controller.cards import CardCodeError
 from controller.hands import Hand
 from controller.money import dollars, from_text
@@ -334,9 +334,13 @@ def _frames(svc: TableService, round_id: int, names: list[str]) -> list[dict[str
     """A round's kept frames, each with the SHA-256 recorded when it was read (``None`` for a
     frame kept without one) and whether it is a reading's first frame, the one its reading is
     drawn on (``/frames/NAME/drawn``)."""
-    digests = {name: sha256 for _, name, sha256 in recorded_frames(svc.store, round_id)}
-    firsts = {kept[0]["name"] for _, reading in camera_reads(svc.store, round_id)
-              if (kept := [f for f in reading["frames"] if f.get("sha256")])}
+    digests: dict[str, str] = {}
+    firsts: set[str] = set()
+    for _, reading in camera_reads(svc.store, round_id):  # (one read of the round's records)
+        kept = [f for f in reading["frames"] if f.get("sha256")]
+        digests.update((f["name"], f["sha256"]) for f in kept)
+        if kept:
+            firsts.add(kept[0]["name"])
     return [{"name": name, "sha256": digests.get(name), "first": name in firsts}
             for name in names]
 

@@ -53,6 +53,5 @@ class DrawnFrames:
             round_id, reading = found
             reader = camera_reader(self.service.store, round_id)
         again = self.rereader.reread(round_id, reading, reader)
-        first = next(f["name"] for f in reading["frames"] if f.get("sha256"))
-        return DrawnFrame(encode(again.drawing()), first, round_id, again.recorded,
+        return DrawnFrame(encode(again.drawing()), again.frames[0], round_id, again.recorded,
                           again.unread)
