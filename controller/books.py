@@ -127,6 +127,13 @@ def camera_reads(store: Store, round_id: int | None = None) -> list[tuple[int, d
         "(? IS NULL OR round_id = ?) ORDER BY id", (round_id, round_id))]
 
 
+def card_spots(store: Store, round_id: int) -> dict[int, str]:
+    """Round ``round_id``'s cards' spots by position (``seat1:2``, ``dealer:hole``, ``extra``
+    for the shoe's cards after the first ones)."""
+    return {row["position"]: row["spot"] for row in store.db.execute(
+        "SELECT position, spot FROM cards WHERE round_id = ? ORDER BY position", (round_id,))}
+
+
 def reading_of_frame(store: Store, name: str) -> tuple[int, dict[str, Any]] | None:
     """(round, payload) of the last ``camera_read`` record naming the kept frame ``name``
     (any frame of a burst), or ``None`` where no reading names it."""

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from controller.books import camera_reads, frame_status
+from controller.books import camera_reads, card_spots, frame_status
 from controller.config import TableConfig
 from controller.storage import Store
 
@@ -40,11 +40,21 @@ class Reread:
     recorded: list[str]  # the codes the record holds, in card order ("-": none)
     unread: list[str]  # recorded codes not read again
     frames: list[str]  # the names of the frames read, the one drawn first
+    #: the layout area of each recorded card (``seat1``, ``dealer``, ``hit``: from its spot in
+    #: the round), where the caller knows the round's cards; empty otherwise
+    areas: list[str] = field(default_factory=list)
 
     def caption(self) -> str:
-        """``recorded: 9C JS | not read again: JS``: what the record holds, under a drawing's
-        headline."""
-        codes = " ".join(self.recorded)
+        """What the record holds, under a drawing's headline, by area where the areas are
+        known: ``recorded: seat1 9C 4D, dealer JS | not read again: JS``; else in card order,
+        ``recorded: 9C 4D JS``."""
+        if self.areas and len(self.areas) == len(self.recorded):
+            by_area: dict[str, list[str]] = {}
+            for area, code in zip(self.areas, self.recorded, strict=True):
+                by_area.setdefault(area, []).append(code)
+            codes = ", ".join(f"{area} {' '.join(cs)}" for area, cs in by_area.items())
+        else:
+            codes = " ".join(self.recorded)
         return f"recorded: {codes or 'no card'}" + (
             f" | not read again: {' '.join(self.unread)}" if self.unread else "")
 
@@ -91,10 +101,11 @@ class Rereader:
                 f"is {self.model.name} ({self._digest[:16]}…)")
 
     def reread(self, round_id: int, reading: dict[str, Any],
-               reader: dict[str, Any] | None) -> Reread:
+               reader: dict[str, Any] | None, spots: dict[int, str] | None = None) -> Reread:
         """One ``camera_read`` record (``reading``) of round ``round_id`` read again;
         :class:`RereadRefused` where its frames are not as read or ``reader`` is not this
-        table's."""
+        table's. ``spots``: the round's card spots by position
+        (:func:`controller.books.card_spots`), for the caption's areas."""
         from vision.recognize import load_image
 
         frames = [f for f in reading["frames"] if f.get("sha256")]
@@ -112,15 +123,18 @@ class Rereader:
         read = Counter(c["code"] for c in result["cards"])
         # by code only: a reading "Q red" is rank and colour, which the frames' refusals carry
         recorded = Counter(code for code in reading["camera"].values() if " " not in code)
-        in_order = [code or "-" for _, code in sorted(reading["camera"].items(),
-                                                      key=lambda kv: int(kv[0]))]
-        return Reread(result, images[0], calibration, in_order,
-                      sorted((recorded - read).elements()), [f["name"] for f in frames])
+        in_order = sorted(reading["camera"].items(), key=lambda kv: int(kv[0]))
+        areas = ([area_of(spots.get(int(position), "")) for position, _ in in_order]
+                 if spots else [])
+        return Reread(result, images[0], calibration, [code or "-" for _, code in in_order],
+                      sorted((recorded - read).elements()), [f["name"] for f in frames], areas)
 
     def _read(self, images: list[np.ndarray]) -> tuple[dict[str, Any], Any]:
-        """The frames read as the camera read them: a burst fused at the frames' own sizes;
-        one frame placed on the layout where it can be (a frame that cannot be calibrated is
-        read at its own sizes)."""
+        """The frames read as the camera read them
+        (:meth:`controller.camera.FrameReader.read`): a burst fused at the frames' own sizes,
+        one frame at the calibration's where the reader reads at them; either placed on the
+        layout by the first frame's calibration where it can be (a frame that cannot be
+        calibrated is read unplaced, at its own sizes)."""
         from controller.camera import CalibrationError, LayoutCalibrator
         from vision.recognize import Recognizer
 
@@ -129,13 +143,24 @@ class Rereader:
             if self.cfg.camera.calibration != "none":
                 self._calibrator = LayoutCalibrator(self.cfg.camera)
         rec = self._recognizer
-        if len(images) > 1:
-            return rec.recognize_burst(images), None
         try:
             calibration = self._calibrator.for_frame(images[0]) if self._calibrator else None
         except CalibrationError:
             calibration = None
+        if len(images) > 1:
+            return rec.recognize_burst(images), calibration
         return rec.recognize(images[0], rec.table_for(calibration)), calibration
+
+
+def area_of(spot: str) -> str:
+    """The layout area a round's card spot lies in, as a caption names it.
+
+    >>> [area_of(s) for s in ("seat3:2", "dealer:hole", "extra", "")]
+    ['seat3', 'dealer', 'hit', '?']
+    """
+    if spot == "extra":
+        return "hit"  # the shoe's cards after the first ones: hits, placed by nobody
+    return spot.partition(":")[0] or "?"
 
 
 def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path,
@@ -155,11 +180,12 @@ def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path
     rereader = Rereader(cfg, frames_dir)
     if (why := rereader.refusal(round_id, reader)) is not None:
         return 0, [why]
+    spots = card_spots(store, round_id)
     problems: list[str] = []
     done = 0
     for reading in readings:
         try:
-            again = rereader.reread(round_id, reading, reader)
+            again = rereader.reread(round_id, reading, reader, spots)
         except RereadRefused:
             continue  # frames missing or altered: named by the frames' own check
         done += 1

@@ -231,8 +231,9 @@ def test_a_recorded_code_its_frame_does_not_bear_out_is_found(dealt_service,  # 
     assert picture.shape == frame.shape
     assert "KH" not in {c["code"] for c in result["cards"]}
     # (the caption's words are drawn, not stored: the drawing matches one made with them)
-    want = annotate(frame, result, caption="recorded: KH | not read again: KH")
-    other = annotate(frame, result, caption="recorded: 9C | not read again: 9C")
+    # the recorded card named with its area (the round's first card went to seat 1)
+    want = annotate(frame, result, caption="recorded: seat1 KH | not read again: KH")
+    other = annotate(frame, result, caption="recorded: KH | not read again: KH")
     words = np.any(want != other, axis=-1)  # where the two captions differ
     assert words.sum() > 50
     err = np.abs(picture.astype(int) - want).sum(-1)[words].mean()
@@ -242,6 +243,52 @@ def test_a_recorded_code_its_frame_does_not_bear_out_is_found(dealt_service,  # 
     other = {**reader, "model": "cards_v4.onnx", "model_sha256": "0" * 64}
     done, problems = reread_round(svc.store, cfg, rid, tmp_path, other)
     assert done == 0 and "its frames were read by cards_v4.onnx" in problems[0]
+
+
+def test_a_caption_names_each_recorded_card_s_area() -> None:
+    """What the record holds, under a drawing's headline: by area (the cards' spots in the
+    round, in card order), else in card order alone."""
+    from controller.reread import Reread
+
+    def caption(areas: list[str], unread: list[str] = []) -> str:  # noqa: B006
+        return Reread({}, np.zeros((1, 1, 3), np.uint8), None, ["9C", "JS", "4D", "-"],
+                      unread, ["f.png"], areas).caption()
+
+    assert caption(["seat1", "dealer", "seat1", "hit"]) == "recorded: seat1 9C 4D, dealer JS, hit -"
+    assert caption([], ["JS"]) == "recorded: 9C JS 4D - | not read again: JS"
+    assert caption(["seat1"]) == "recorded: 9C JS 4D -"  # areas of other cards: not guessed
+
+
+def test_a_burst_is_drawn_on_the_layout_s_areas(dealt_service, tmp_path: Path) -> None:  # noqa: ANN001
+    """A calibrated table's burst: the camera placed its fused cards by the first frame's
+    calibration, and a reading read again is drawn placed the same way (the cards' areas
+    named), not unplaced. (``cards_v4`` is the reader with a burst threshold.)"""
+    from controller.camera import SimulatedCamera
+    from controller.config import load_config
+    from controller.reread import Rereader
+    from vision.annotate import annotate
+    from vision.calibration import assign_spots
+    from vision.selfcheck import identity
+
+    v4 = Path(__file__).resolve().parent.parent / "models" / "cards_v4.onnx"
+    (tmp_path / "t.toml").write_text(
+        f'[camera]\ncalibration = "aruco"\nburst = 3\nmodel = "{v4}"\n')
+    cfg = load_config(tmp_path / "t.toml")
+    svc, rid = dealt_service
+    camera = SimulatedCamera(tmp_path, seed=4, settings=cfg.camera)
+    read = camera.capture({"seat1": ["9C", "4D"], "dealer": ["JS", "XX"]}, "f")
+    assert len(read.frame_names) == 3 and any(c.area != "off-layout" for c in read.cards)
+    svc.camera_check(rid, read.cards, hole_up=False, frame_names=read.frame_names,
+                     frame_sha256=read.frame_sha256)
+    reading = _camera_reads(svc)[-1]
+    again = Rereader(cfg, tmp_path).reread(rid, reading, identity(camera.recognizer),
+                                           {0: "seat1:1"})
+    assert again.calibration is not None and again.areas == ["seat1"]
+    placed = assign_spots(again.result, again.calibration)
+    assert {c["spot"] for c in placed["cards"]} >= {c.area for c in read.cards}
+    drawing = again.drawing()
+    unplaced = annotate(again.image, again.result, caption=again.caption())
+    assert np.any(drawing != unplaced), "the areas are drawn"
 
 
 def test_a_frame_that_cannot_be_calibrated_is_read_again_at_its_own_sizes(

@@ -283,6 +283,12 @@ def test_surveillance_sees_a_reading_drawn_on_its_kept_frame(site, browser, tmp_
     assert answer.headers["x-not-read-again"] == ""
     recorded = answer.headers["x-recorded"].split()
     assert sorted(c for c in recorded if c != "-") == sorted(c.code for c in read.cards)
+    # each recorded card's area, from its spot in the round (9C seat 1, JS dealer, 4D seat 1)
+    areas = answer.headers["x-areas"].split()
+    assert len(areas) == len(recorded)
+    dealt = {"9C": "seat1", "JS": "dealer", "4D": "seat1"}
+    assert all(dealt[code] == area for code, area in zip(recorded, areas, strict=True)
+               if code != "-")
     picture = cv2.imdecode(np.frombuffer(answer.body(), np.uint8), cv2.IMREAD_COLOR)
     frame = load_image(tmp_path / "r-dealt.png")
     assert picture.shape == frame.shape

@@ -191,7 +191,7 @@ def create_app(service: TableService, frames_dir: Path | None = None) -> Starlet
             return JSONResponse({"error": str(exc)}, status_code=409)
         return Response(picture.jpeg, media_type="image/jpeg", headers={
             "X-Frame": picture.frame, "X-Round": str(picture.round_id),
-            "X-Recorded": " ".join(picture.recorded),
+            "X-Recorded": " ".join(picture.recorded), "X-Areas": " ".join(picture.areas),
             "X-Not-Read-Again": " ".join(picture.unread)})
 
     async def action(request: Request) -> Response:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.books import camera_reader, reading_of_frame
+from controller.books import camera_reader, card_spots, reading_of_frame
 from controller.reread import Rereader, RereadRefused
 from controller.service import TableService
 
@@ -29,6 +29,7 @@ class DrawnFrame:
     round_id: int
     recorded: list[str]
     unread: list[str]
+    areas: list[str]  # the layout area of each recorded card (``seat1``, ``dealer``, ``hit``)
 
 
 class DrawnFrames:
@@ -52,6 +53,7 @@ class DrawnFrames:
                 raise LookupError(f"no camera reading in the record names the frame {name}")
             round_id, reading = found
             reader = camera_reader(self.service.store, round_id)
-        again = self.rereader.reread(round_id, reading, reader)
+            spots = card_spots(self.service.store, round_id)
+        again = self.rereader.reread(round_id, reading, reader, spots)
         return DrawnFrame(encode(again.drawing()), again.frames[0], round_id, again.recorded,
-                          again.unread)
+                          again.unread, again.areas)
