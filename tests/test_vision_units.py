@@ -453,6 +453,7 @@ def test_quantised_classifier_agrees_with_the_float_one(tmp_path) -> None:
     """vision.quantize turns a float model into an int8 one that classifies real candidate
     crops (from the sample frames) like the float model does. Needs the ``train`` extra."""
     pytest.importorskip("onnx")
+    pytest.importorskip("sympy")  # onnxruntime's quantisation preprocessing (shape inference)
     import json
     from pathlib import Path
 
@@ -480,6 +481,7 @@ def test_the_padded_first_convolution_reads_bit_for_bit_alike(tmp_path) -> None:
     real candidate crops; the bundled reader is so padded, and reads back into torch (the
     start of every fine-tune) with its three channels. Needs the ``train`` extra."""
     onnx = pytest.importorskip("onnx")
+    pytest.importorskip("sympy")  # onnxruntime's quantisation preprocessing (shape inference)
     import json
     from pathlib import Path
 
