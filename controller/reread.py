@@ -36,7 +36,7 @@ class Reread:
 
     result: dict[str, Any]  # :meth:`vision.recognize.Recognizer.recognize` of the frames
     image: np.ndarray  # the reading's first frame, as kept
-    calibration: Any  # the first frame's TableCalibration, None where not placed or a burst
+    calibration: Any  # the first frame's TableCalibration (a burst's too), None where not placed
     recorded: list[str]  # the codes the record holds, in card order ("-": none)
     unread: list[str]  # recorded codes not read again
     frames: list[str]  # the names of the frames read, the one drawn first
