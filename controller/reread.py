@@ -22,6 +22,7 @@ import numpy as np
 
 from controller.books import camera_reads, card_spots, frame_status
 from controller.config import TableConfig
+from controller.fusion import area_of
 from controller.storage import Store
 
 
@@ -124,7 +125,7 @@ class Rereader:
         # by code only: a reading "Q red" is rank and colour, which the frames' refusals carry
         recorded = Counter(code for code in reading["camera"].values() if " " not in code)
         in_order = sorted(reading["camera"].items(), key=lambda kv: int(kv[0]))
-        areas = ([area_of(spots.get(int(position), "")) for position, _ in in_order]
+        areas = ([caption_area(spots.get(int(position), "")) for position, _ in in_order]
                  if spots else [])
         return Reread(result, images[0], calibration, [code or "-" for _, code in in_order],
                       sorted((recorded - read).elements()), [f["name"] for f in frames], areas)
@@ -152,15 +153,15 @@ class Rereader:
         return rec.recognize(images[0], rec.table_for(calibration)), calibration
 
 
-def area_of(spot: str) -> str:
-    """The layout area a round's card spot lies in, as a caption names it.
+def caption_area(spot: str) -> str:
+    """A round's card spot as a caption names it: its layout area
+    (:func:`controller.fusion.area_of`), ``hit`` for the shoe's cards after the first ones
+    (placed by nobody), else the spot itself.
 
-    >>> [area_of(s) for s in ("seat3:2", "dealer:hole", "extra", "")]
+    >>> [caption_area(s) for s in ("seat3:2", "dealer:hole", "extra", "")]
     ['seat3', 'dealer', 'hit', '?']
     """
-    if spot == "extra":
-        return "hit"  # the shoe's cards after the first ones: hits, placed by nobody
-    return spot.partition(":")[0] or "?"
+    return area_of(spot) or ("hit" if spot == "extra" else spot or "?")
 
 
 def reread_round(store: Store, cfg: TableConfig, round_id: int, frames_dir: Path,
