@@ -80,7 +80,7 @@ class Demo:
             self.camera = SimulatedCamera(self.frames_dir, seed=self.rng.getrandbits(32),
                                           settings=cfg.camera)
         self._shoe_cards = random_shoe(cfg.table.decks, self.rng.getrandbits(32))
-        self._hits: dict[int, int] = {}  # position of a later card -> the seat it went to
+        self._hits: dict[int, str] = {}  # position of a later card -> the seat it went to
         self.camera_ms: list[float] = []
         #: Shoe cards at each camera check: read by code, by rank and colour alone, not read.
         self.camera_readings: Counter[str] = Counter()
@@ -305,7 +305,7 @@ class Demo:
         elif state is State.DEALING:
             hits = sum(1 for c in rnd.cards if c["spot"] == "extra")
             if hits < rng.randint(0, 3) and rnd.dealt_in:
-                self._hits[len(rnd.cards)] = rng.choice(rnd.dealt_in)
+                self._hits[len(rnd.cards)] = f"seat{rng.choice(rnd.dealt_in)}"
                 self._deal_one()
                 return
             if not rnd.data.get("frames"):

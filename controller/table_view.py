@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from controller.layout import layout_of
+from controller.layout import hits_in_turn, layout_of
 from controller.rounds import AFTER_REVEAL, State, effective_state
 from controller.storage import open_read_only
 
@@ -19,23 +20,32 @@ class TableView:
 
     def layout(self) -> tuple[int | None, dict[str, list[str]]]:
         """(round, its layout) of the latest round: its cards as :func:`layout_of` lays them
-        out, the hole card face down until the record has it turned over. The cards stay
+        out, the hole card face down until the record has it turned over, the hits where
+        :func:`hits_in_turn` deals them (the record does not say). The cards stay
         until the next round opens, as a dealer leaves them while the main game is settled;
         (``None``, ``{}``) before the first round. One read transaction: the round and its
         cards as of one commit of the table's."""
         self.db.execute("BEGIN")
         try:
-            row = self.db.execute("SELECT id, state, held_from FROM rounds ORDER BY id DESC "
-                                  "LIMIT 1").fetchone()
+            row = self.db.execute("SELECT id, state, held_from, dealt_in FROM rounds "
+                                  "ORDER BY id DESC LIMIT 1").fetchone()
             if row is None:
                 return None, {}
             cards = self.db.execute("SELECT position, spot, code FROM cards WHERE round_id = ? "
                                     "ORDER BY position", (row["id"],)).fetchall()
+            # How many cards were dealt before the hole card was turned: each card's audit
+            # entry is written with it, in one transaction, so the chain orders the two.
+            revealed = self.db.execute("SELECT MIN(id) FROM audit WHERE round_id = ? AND "
+                                       "kind = 'revealed'", (row["id"],)).fetchone()[0]
+            before = None if revealed is None else self.db.execute(
+                "SELECT COUNT(*) FROM audit WHERE round_id = ? AND kind = 'card' AND id < ?",
+                (row["id"], revealed)).fetchone()[0]
         finally:
             self.db.execute("COMMIT")
         held_from = State(row["held_from"]) if row["held_from"] else None
         hole_up = effective_state(State(row["state"]), held_from) in AFTER_REVEAL
-        return row["id"], layout_of(cards, hole_up)
+        hits = hits_in_turn(cards, json.loads(row["dealt_in"]), before)
+        return row["id"], layout_of(cards, hole_up, hits)
 
     def close(self) -> None:
         self.db.close()

@@ -135,12 +135,37 @@ def test_the_table_view_follows_the_record(harness) -> None:  # noqa: ANN001
     view.close()
 
 
+def test_the_table_view_deals_hits_in_turn(harness) -> None:  # noqa: ANN001
+    """The record keeps a hit without its place (a shoe does not know where a card goes);
+    the view draws the hits dealt while the hole card is down in the seats dealt in, in seat
+    order and round again, and a card dealt after the reveal in the dealer's hand. A round
+    with a win (seat 1's three nines) stays open after the reveal, so the dealer can still
+    draw."""
+    from controller.table_view import TableView
+
+    view = TableView(harness.path)
+    harness.play_to_deal(wagers=(1, 3), mains=(1, 3))
+    rid = harness.table.current().id
+    harness.deal("9C", "KD", "9D", "4D", "QH", "9S", "2C", "3C", "4C")
+    dealt = {"seat1": ["9C", "4D", "2C", "4C"], "seat3": ["KD", "QH", "3C"],
+             "dealer": ["9D", "XX"]}
+    assert view.layout() == (rid, dealt)
+    harness.table.reveal(harness.dealer)
+    assert harness.table.round(rid).state.value != "closed"  # a win to validate
+    assert view.layout() == (rid, {**dealt, "dealer": ["9D", "9S"]})
+    harness.deal("6C")
+    assert [c["spot"] for c in harness.table.round(rid).cards][-4:] == ["extra"] * 4
+    assert view.layout() == (rid, {**dealt, "dealer": ["9D", "9S", "6C"]})
+    view.close()
+
+
 def test_camera_sim_shows_the_cards_the_table_dealt(harness) -> None:  # noqa: ANN001
     """``camera-sim --table DB``: a camera over a table run on simulators shows what the
     record says was dealt. Read from its stream and placed by the table's ArUco markers, as
-    a live table reads it: after the deal each card read is the one dealt to that area and
-    the hole card lies face down; after the reveal the hole card shows. Each layout shown is
-    a line on stderr."""
+    a live table reads it: after the deal each card read is the one dealt to that area (a
+    hit in the seat :func:`controller.layout.hits_in_turn` gives it) and the hole card lies
+    face down; after the reveal the hole card shows. Each layout shown is a line on
+    stderr."""
     import queue
     import threading
 
@@ -178,13 +203,13 @@ def test_camera_sim_shows_the_cards_the_table_dealt(harness) -> None:  # noqa: A
             return cards, down
 
         harness.play_to_deal(wagers=(1, 3), mains=(1, 3))
-        harness.deal("9C", "KD", "JS", "4D", "QH", "5H")
-        shown("seat1 9C 4D | seat3 KD QH | dealer JS XX")
-        dealt = {("9C", "seat1"), ("4D", "seat1"), ("KD", "seat3"), ("QH", "seat3"),
-                 ("JS", "dealer")}
+        harness.deal("9C", "KD", "JS", "4D", "QH", "5H", "2C")  # a hit: seat 1's, in turn
+        shown("seat1 9C 4D 2C | seat3 KD QH | dealer JS XX")
+        dealt = {("9C", "seat1"), ("4D", "seat1"), ("2C", "seat1"), ("KD", "seat3"),
+                 ("QH", "seat3"), ("JS", "dealer")}
         cards, down = read()
         # (the reader misses some cards, never reads one not dealt there)
-        assert cards <= dealt and len(cards) >= 4, cards
+        assert cards <= dealt and len(cards) >= 4 and ("2C", "seat1") in cards, cards
         assert ["dealer"] in down and all(d in ([], ["dealer"]) for d in down), down
         harness.table.reveal(harness.dealer)
         shown("dealer JS 5H")
