@@ -80,7 +80,7 @@ class Demo:
             self.camera = SimulatedCamera(self.frames_dir, seed=self.rng.getrandbits(32),
                                           settings=cfg.camera)
         self._shoe_cards = random_shoe(cfg.table.decks, self.rng.getrandbits(32))
-        self._hits: dict[int, str] = {}  # position of a later card -> the seat it went to
+        self._hits: dict[int, str] = {}  # position of a later card -> the seat (area) it went to
         self.camera_ms: list[float] = []
         #: Shoe cards at each camera check: read by code, by rank and colour alone, not read.
         self.camera_readings: Counter[str] = Counter()

@@ -44,7 +44,6 @@ def layout_of(cards: Iterable[Mapping[str, Any]], hole_up: bool,
     return out
 
 
-
 def hits_in_turn(cards: Iterable[Mapping[str, Any]], dealt_in: Iterable[int],
                  dealt_before_reveal: int | None) -> dict[int, str]:
     """Where a camera drawn from the record alone (``camera-sim --table``) puts the hits,
