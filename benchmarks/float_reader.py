@@ -123,8 +123,10 @@ def float_reader(model_path: Path):  # noqa: ANN201 - an onnx.ModelProto
                              * inits[w_scale].astype(np.float32)).astype(np.float32))
         elif node.op_type in ("MaxPool", "Flatten"):
             passed[out] = emit(node.op_type, [codes[dequant[ins[0]]][0]], **attrs)
-        else:  # Pad and anything before the first quantisation: as written
+        elif not codes:  # the padding before the first quantisation: as written
             as_written(node)
+        else:
+            raise SystemExit(f"{node.op_type} after the quantisation: not this reader's form")
     for name, bound in bounds:
         print(f"  {name}: partial sums within {bound:,} (exact below {EXACT_BELOW:,})")
     if max(b for _, b in bounds) >= EXACT_BELOW:
