@@ -24,6 +24,7 @@ Needs ``onnx`` (the ``train`` extra).
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from pathlib import Path
@@ -49,7 +50,8 @@ def float_reader(model_path: Path):  # noqa: ANN201 - an onnx.ModelProto
     inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     nodes: list = []
     new_inits: list = []
-    made = iter(range(10**6))
+    made = itertools.count()
+    outputs = {o.name for o in model.graph.output}
 
     def const(value: np.ndarray | float) -> str:
         name = f"k{next(made)}"
@@ -84,7 +86,7 @@ def float_reader(model_path: Path):  # noqa: ANN201 - an onnx.ModelProto
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
         if node.op_type == "DequantizeLinear" and ins[0] in inits:
             weights[out] = (ins[0], ins[1], ins[2])
-        elif node.op_type == "DequantizeLinear" and out in {o.name for o in model.graph.output}:
+        elif node.op_type == "DequantizeLinear" and out in outputs:
             nodes.append(helper.make_node("Mul", [codes[ins[0]][0], const(scalar(ins[1]))],
                                           [out]))
         elif node.op_type == "DequantizeLinear":

@@ -33,17 +33,16 @@ class TableView:
                 return None, {}
             cards = self.db.execute("SELECT position, spot, code FROM cards WHERE round_id = ? "
                                     "ORDER BY position", (row["id"],)).fetchall()
+            held_from = State(row["held_from"]) if row["held_from"] else None
+            hole_up = effective_state(State(row["state"]), held_from) in AFTER_REVEAL
             # How many cards were dealt before the hole card was turned: each card's audit
             # entry is written with it, in one transaction, so the chain orders the two.
-            revealed = self.db.execute("SELECT MIN(id) FROM audit WHERE round_id = ? AND "
-                                       "kind = 'revealed'", (row["id"],)).fetchone()[0]
-            before = None if revealed is None else self.db.execute(
-                "SELECT COUNT(*) FROM audit WHERE round_id = ? AND kind = 'card' AND id < ?",
-                (row["id"], revealed)).fetchone()[0]
+            before = self.db.execute(
+                "SELECT COUNT(*) FROM audit WHERE round_id = ?1 AND kind = 'card' AND id < "
+                "(SELECT MIN(id) FROM audit WHERE round_id = ?1 AND kind = 'revealed')",
+                (row["id"],)).fetchone()[0] if hole_up else None
         finally:
             self.db.execute("COMMIT")
-        held_from = State(row["held_from"]) if row["held_from"] else None
-        hole_up = effective_state(State(row["state"]), held_from) in AFTER_REVEAL
         hits = hits_in_turn(cards, json.loads(row["dealt_in"]), before)
         return row["id"], layout_of(cards, hole_up, hits)
 
