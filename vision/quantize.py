@@ -123,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pad-only", action="store_true",
                     help="only pad an int8 model's first convolution (pad_first_conv)")
+    ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=8,
+                    help="7: weights within +-64 (exact on the saturating U8S8 kernels)")
     args = ap.parse_args(argv)
     if args.pad_only:
         padded = pad_first_conv(args.model, args.out)
@@ -131,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.data is None:
         ap.error("--data is needed to quantise")
-    quantize(args.model, args.out, args.data, args.samples, args.seed)
+    quantize(args.model, args.out, args.data, args.samples, args.seed,
+             reduce_range=args.weight_bits == 7)
     print(f"wrote {args.out}")
     return 0
 

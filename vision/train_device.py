@@ -41,6 +41,7 @@ import numpy as np
 
 from vision.codes import CLASSES, REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
+from vision.fakequant import QMAX, bake, fake_quantize_weights
 from vision.train import (
     ARCHITECTURES,
     DesignMix,
@@ -271,7 +272,8 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
           max_lr: float, reject_fraction: float, init: Path | None = None,
           label_smoothing: float = 0.0, soft_illegible: bool = False,
           drop_illegible: bool = False, soft_colour: bool = False,
-          precision: str = "auto", shape_jitter: float = 0.0) -> dict:
+          precision: str = "auto", shape_jitter: float = 0.0,
+          weight_bits: int | None = None) -> dict:
     """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
 
     From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
@@ -281,7 +283,9 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     rank with the four suits equally likely (:func:`soft_targets`; ``soft_colour``: the two of
     its colour), not towards its exact code; with ``drop_illegible`` such crops are left out of
     training. ``precision``: :data:`vision.train.PRECISIONS`. ``shape_jitter``: the share of
-    crops drawn as another typeface might draw them (:func:`_shape_jitter`).
+    crops drawn as another typeface might draw them (:func:`_shape_jitter`). ``weight_bits``
+    (7 or 8): every weight trained on the integer grid :mod:`vision.quantize` will put it on
+    (:mod:`vision.fakequant`), and exported on it.
     """
     import torch
     from torch import nn
@@ -303,6 +307,8 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     model = build_model(arch)
     if init is not None:
         load_onnx_weights(model, init)
+    if weight_bits is not None:
+        fake_quantize_weights(model, weight_bits)
     model = model.to(dev).to(memory_format=torch.channels_last)
 
     def train_mode() -> None:
@@ -377,7 +383,8 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
             ep += 1
     return {"history": history, "epochs": ep, "steps": steps_done, "n_train": len(y_tr),
             "n_cal": len(y_cal), "batch": batch, "max_lr": max_lr,
-            "reject_fraction": reject_fraction, "precision": precision}
+            "reject_fraction": reject_fraction, "precision": precision,
+            "weight_bits": weight_bits}
 
 
 def soft_targets(y, illegible, n_classes: int,  # noqa: ANN001, ANN201 - torch tensors
@@ -420,12 +427,14 @@ def one_cycle_lr(frac: float, max_lr: float, peak_at: float) -> float:
 
 
 def _export(model, out: Path) -> None:  # noqa: ANN001
-    """Export a CPU float32 copy (the training copy stays where it is)."""
+    """Export a CPU float32 copy, its weights on their grid where they were trained on one
+    (the training copy stays where it is)."""
     import copy
 
     import torch
 
     cpu = copy.deepcopy(model).float().cpu().to(memory_format=torch.contiguous_format)
+    bake(cpu)
     tmp = out.with_name(out.stem + ".part.onnx")
     export_onnx(cpu, tmp)
     os.replace(tmp, out)
@@ -474,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shape-jitter", type=float, default=0.0, metavar="P",
                     help="draw a share P of the crops wider or narrower, slanted, their ink "
                          "thicker or thinner, as another typeface might (default 0)")
+    ap.add_argument("--weight-bits", type=int, choices=sorted(QMAX), default=None,
+                    help="train the weights on the int8 grid of this many bits (7: the "
+                         "grid vision.quantize --reduce-range uses); default: in float")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     add_precision_argument(ap)
@@ -498,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
                  args.max_lr, args.reject_fraction, args.init, args.label_smoothing,
                  args.soft_illegible, args.drop_illegible, args.soft_colour, args.precision,
-                 args.shape_jitter)
+                 args.shape_jitter, args.weight_bits)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
