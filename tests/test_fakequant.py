@@ -27,6 +27,10 @@ def test_weights_trained_on_the_grid_quantise_to_the_same_integers(tmp_path) -> 
     """A model whose weights are put on the 7-bit grid and baked, exported and quantised with
     ``reduce_range``: every int8 weight within +-64, and the quantised weights are the
     exported float weights exactly (to float rounding), so nothing is rounded twice."""
+    from copy import deepcopy
+
+    from torch.nn.utils import parametrize
+
     from vision.crops import CROP_H, CROP_W
     from vision.fakequant import bake, fake_quantize_weights
     from vision.quantize import quantize
@@ -38,9 +42,16 @@ def test_weights_trained_on_the_grid_quantise_to_the_same_integers(tmp_path) -> 
     with pytest.raises(ValueError, match="weight bits"):
         fake_quantize_weights(build_model("gate"), 6)
     model.eval()
-    bake(model)
+    baked = deepcopy(model)
+    bake(baked)
+    # the original (still training, in train_device) keeps its rounding; the copy computes
+    # what it does, with plain weights
+    assert parametrize.is_parametrized(model[0], "weight")
+    assert not parametrize.is_parametrized(baked[0], "weight")
+    x = torch.rand(2, 3, CROP_H, CROP_W)
+    assert torch.allclose(baked(x), model(x), rtol=0, atol=1e-6)
     float_path, int8_path = tmp_path / "f.onnx", tmp_path / "q.onnx"
-    export_onnx(model, float_path)
+    export_onnx(baked, float_path)
     crops = np.random.default_rng(0).integers(0, 256, (200, 3, CROP_H, CROP_W), np.uint8)
     np.savez(tmp_path / "cal.npz", x=crops)
     quantize(float_path, int8_path, tmp_path / "cal.npz", samples=200, reduce_range=True)

@@ -58,9 +58,19 @@ def fake_quantize_weights(model, bits: int) -> int:  # noqa: ANN001 - a torch mo
 
 
 def bake(model) -> None:  # noqa: ANN001 - a torch module
-    """Replace each rounded weight of ``model`` by its rounded value (for export)."""
+    """Replace each rounded weight of ``model`` by its rounded value, in place (for export).
+
+    Meant for a copy (``copy.deepcopy``) of a model still in training: a copy shares each
+    parametrised module's class with the original, and
+    ``parametrize.remove_parametrizations`` deletes the weight's property from that class,
+    which would leave the original without its weight. So each module here is only switched
+    back to its plain class."""
+    from torch import nn
     from torch.nn.utils import parametrize
 
     for module in model.modules():
         if parametrize.is_parametrized(module, "weight"):
-            parametrize.remove_parametrizations(module, "weight", leave_parametrized=True)
+            value = module.weight.detach().clone()
+            module.__class__ = module.__class__.__bases__[0]
+            del module._modules["parametrizations"]
+            module.weight = nn.Parameter(value)
