@@ -601,6 +601,31 @@ def test_device_training_renders_trains_and_exports_on_the_cpu(tmp_path) -> None
     assert all(e["loss"] > 0 for e in epochs)  # no empty epoch recorded at the budget's end
     assert Recognizer(tuned).classify(crops).shape == (3, len(CLASSES))
 
+    # On the 7-bit grid, distilled from the model itself: the loss is the divergence from
+    # the model's own output (small: only the rounding moved it), not the labels' loss; the
+    # exported weights lie on the grid, 64 steps each side per output channel.
+    grid = tmp_path / "grid" / "m.onnx"
+    args4 = ["--work", str(tmp_path / "data"), "--use-existing", "--arch", "gate",
+             "--device", "cpu", "--init", str(out), "--epochs", "1", "--batch", "64",
+             "--max-lr", "1e-4", "--weight-bits", "7", "--distil", "--out", str(grid)]
+    run = subprocess.run([sys.executable, "-m", "vision.train_device", *args4], cwd=root,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary4 = json.loads((grid.parent / "train_summary.json").read_text())
+    assert summary4["weight_bits"] == 7 and summary4["distil"] is True
+    assert 0 <= summary4["history"][-1]["loss"] < 0.5 * log[0]["loss"]
+    from vision.train import onnx_weights
+    graph, weights = onnx_weights(grid)
+    for node in (n for n in graph.node if n.op_type in ("Conv", "Gemm")):
+        w = np.asarray(weights[node.input[1]], np.float64).reshape(
+            len(weights[node.input[1]]), -1)
+        steps = w / (np.abs(w).max(1, keepdims=True) / 64)
+        assert np.allclose(steps, np.round(steps), atol=1e-3), node.name
+    run = subprocess.run([sys.executable, "-m", "vision.train_device",
+                          *[a for a in args4 if a not in ("--init", str(out))]],
+                         cwd=root, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 2 and "--distil needs --init" in run.stderr
+
     # --drop-illegible trains on the crops less the illegible card codes; it,
     # --soft-illegible and --soft-colour exclude each other.
     with np.load(tmp_path / "data" / "data0.npz") as z0, \

@@ -273,7 +273,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
           label_smoothing: float = 0.0, soft_illegible: bool = False,
           drop_illegible: bool = False, soft_colour: bool = False,
           precision: str = "auto", shape_jitter: float = 0.0,
-          weight_bits: int | None = None) -> dict:
+          weight_bits: int | None = None, distil: bool = False) -> dict:
     """Train ``arch`` on ``files``; export ONNX to ``out`` after every epoch.
 
     From scratch, or with ``init`` (an exported ONNX model of ``arch``) fine-tuned as
@@ -285,8 +285,13 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     training. ``precision``: :data:`vision.train.PRECISIONS`. ``shape_jitter``: the share of
     crops drawn as another typeface might draw them (:func:`_shape_jitter`). ``weight_bits``
     (7 or 8): every weight trained on the integer grid :mod:`vision.quantize` will put it on
-    (:mod:`vision.fakequant`), and exported on it.
+    (:mod:`vision.fakequant`), and exported on it. ``distil``: trained towards ``init``'s own
+    output distribution on each augmented crop (KL divergence, a frozen copy of ``init`` as
+    loaded) instead of the labels: with ``weight_bits``, the reader kept as it reads while its
+    weights move onto the grid.
     """
+    import copy
+
     import torch
     from torch import nn
 
@@ -307,6 +312,12 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     model = build_model(arch)
     if init is not None:
         load_onnx_weights(model, init)
+    teacher = None
+    if distil:
+        if init is None:
+            raise ValueError("distil needs init: the model to keep")
+        teacher = copy.deepcopy(model).eval().to(dev).to(memory_format=torch.channels_last)
+        teacher.requires_grad_(False)
     if weight_bits is not None:
         fake_quantize_weights(model, weight_bits)
     model = model.to(dev).to(memory_format=torch.channels_last)
@@ -327,9 +338,16 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
         xb = _shape_jitter(x_tr[idx].float() / 255, gen, shape_jitter)
         xb = _augment(xb, gen).contiguous(memory_format=torch.channels_last)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
-            target = (y_tr[idx] if ill_tr is None
-                      else soft_targets(y_tr[idx], ill_tr[idx], len(CLASSES), soft_colour))
-            loss = lossf(model(xb).float(), target)
+            logits = model(xb).float()
+            if teacher is not None:
+                with torch.no_grad():
+                    want = torch.softmax(teacher(xb).float(), 1)
+                loss = nn.functional.kl_div(torch.log_softmax(logits, 1), want,
+                                            reduction="batchmean")
+            else:
+                target = (y_tr[idx] if ill_tr is None
+                          else soft_targets(y_tr[idx], ill_tr[idx], len(CLASSES), soft_colour))
+                loss = lossf(logits, target)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -384,7 +402,7 @@ def train(files: list[str], cal: str, out: Path, log: Path, arch: str, seed: int
     return {"history": history, "epochs": ep, "steps": steps_done, "n_train": len(y_tr),
             "n_cal": len(y_cal), "batch": batch, "max_lr": max_lr,
             "reject_fraction": reject_fraction, "precision": precision,
-            "weight_bits": weight_bits}
+            "weight_bits": weight_bits, "distil": distil}
 
 
 def soft_targets(y, illegible, n_classes: int,  # noqa: ANN001, ANN201 - torch tensors
@@ -486,10 +504,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--weight-bits", type=int, choices=sorted(QMAX), default=None,
                     help="train the weights on the int8 grid of this many bits (7: the "
                          "grid vision.quantize --reduce-range uses); default: in float")
+    ap.add_argument("--distil", action="store_true",
+                    help="train towards --init's own output on each crop instead of the "
+                         "labels (with --weight-bits: keep its reads on the coarser grid)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--log-dir", type=Path, default=None)
     add_precision_argument(ap)
     args = ap.parse_args(argv)
+    if args.distil and args.init is None:
+        ap.error("--distil needs --init: the model whose output is kept")
     if sum((args.soft_illegible, args.drop_illegible, args.soft_colour)) > 1:
         ap.error("--soft-illegible, --soft-colour and --drop-illegible exclude each other")
     if args.legibility and args.suit_legibility:
@@ -510,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
                  args.seed, args.device, args.epochs, args.train_seconds, args.batch,
                  args.max_lr, args.reject_fraction, args.init, args.label_smoothing,
                  args.soft_illegible, args.drop_illegible, args.soft_colour, args.precision,
-                 args.shape_jitter, args.weight_bits)
+                 args.shape_jitter, args.weight_bits, args.distil)
     info.update(data)
     info["argv"] = argv if argv is not None else sys.argv[1:]
     (log_dir / "train_summary.json").write_text(json.dumps(info, indent=1))
