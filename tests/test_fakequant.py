@@ -19,6 +19,7 @@ def test_grid_round_rounds_per_output_channel_and_passes_the_gradient() -> None:
     steps = q.detach() / (w.detach().abs().amax(1, keepdim=True) / 64)
     assert torch.allclose(steps, torch.round(steps), atol=1e-4)  # on the grid, to rounding
     assert torch.round(steps).tolist() == [[64.0, 1.0, -30.0], [64.0, -32.0, 8.0]]
+    assert grid_round(torch.tensor([[1.0, 0.3, -0.52]]), 2).tolist() == [[1.0, 0.5, -0.5]]
     q.sum().backward()
     assert torch.equal(w.grad, torch.ones_like(w))  # straight through
 

@@ -503,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
                          "thicker or thinner, as another typeface might (default 0)")
     ap.add_argument("--weight-bits", type=int, choices=sorted(QMAX), default=None,
                     help="train the weights on the int8 grid of this many bits (7: the "
-                         "grid vision.quantize --reduce-range uses); default: in float")
+                         "grid vision.quantize --weight-bits 7 puts them on); default: in float")
     ap.add_argument("--distil", action="store_true",
                     help="train towards --init's own output on each crop instead of the "
                          "labels (with --weight-bits: keep its reads on the coarser grid)")
