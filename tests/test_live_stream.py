@@ -194,3 +194,26 @@ def test_closing_a_stream_wakes_a_reader_waiting_for_a_frame() -> None:
         waiting.join(3)
         assert not waiting.is_alive() and time.monotonic() - t0 < 3
         assert errors == [url.replace("s3cret", "***") + ": closed"]
+
+
+def test_a_paused_camera_sends_nothing_until_it_shows_the_new_view() -> None:
+    """`MjpegCamera.pause` (what `camera-sim --table` does while it draws a new layout): no
+    frame goes out while paused, and the first frame decoded after it is the new view, not
+    the old one sent on time (a check asked after a deal would read the cards of before
+    it). Measured on a real stream read by OpenCV."""
+    import cv2
+    import numpy as np
+
+    other = SAMPLE.with_name("neoclassical_000.jpg")
+    with MjpegCamera([SAMPLE.read_bytes()], fps=25) as camera, LiveStream(camera.url) as live:
+        number, _, before = live.next_frame()
+        camera.pause()
+        time.sleep(0.2)  # a frame being written as it paused arrives
+        sent, paused_at = camera.frames_sent, time.monotonic()
+        time.sleep(0.5)
+        assert camera.frames_sent == sent  # 12 frames at 25 fps had it not paused
+        camera.show([other.read_bytes()])
+        number, decoded, after = live.next_frame(number, paused_at)
+        assert decoded >= paused_at and camera.frames_sent > sent
+    want = cv2.imread(str(other)).astype(np.int16)
+    assert np.abs(after - want).mean() < 3.0 < np.abs(before - want).mean()

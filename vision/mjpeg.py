@@ -29,6 +29,9 @@ class MjpegCamera:
         #: Frames sent to every client since the camera started.
         self.frames_sent = 0
         self.jpegs = list(jpegs)
+        #: Clear while :meth:`pause` holds the frames back (set again by :meth:`show`).
+        self._sending = threading.Event()
+        self._sending.set()
         camera = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,6 +44,9 @@ class MjpegCamera:
                 k = 0
                 try:
                     while frames is None or k < frames:
+                        if not camera._sending.is_set():  # paused: frames come late
+                            camera._sending.wait()
+                            start = time.perf_counter() - k / fps  # no burst of the missed
                         shown = camera.jpegs  # (one read: show() may swap the list)
                         jpeg = shown[k % len(shown)]
                         self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
@@ -70,8 +76,17 @@ class MjpegCamera:
         if not jpegs:
             raise ValueError("a camera shows at least one frame")
         self.jpegs = list(jpegs)
+        self._sending.set()
+
+    def pause(self) -> None:
+        """Send nothing until the next :meth:`show`: a simulator that takes a while to draw
+        what the camera now sees pauses first, so that the frames of that while come late,
+        as a real camera's would, and not on time showing the table as it was (a check
+        that waits for a frame from after the deal would read the cards of before it)."""
+        self._sending.clear()
 
     def close(self) -> None:
+        self._sending.set()  # (a paused connection's thread ends with the server)
         self.server.shutdown()
         self.server.server_close()
 

@@ -163,7 +163,8 @@ def _stop_on_sigterm() -> threading.Event:
 def serve_table(args: argparse.Namespace) -> int:
     """``camera-sim --table DB``: the table's layout as its record changes
     (:class:`controller.table_view.TableView`, polled every :data:`POLL_SECONDS`), each
-    layout drawn (:func:`render_layout`) and served until the next change. Each change is
+    layout drawn (:func:`render_layout`) and served until the next change, nothing served
+    while it is drawn (:meth:`vision.mjpeg.MjpegCamera.pause`). Each change is
     a line on stderr: ``round 3: seat1 QH QD | dealer 7C XX (0.35 s to draw)``."""
     import time
 
@@ -196,6 +197,9 @@ def serve_table(args: argparse.Namespace) -> int:
                 if now == shown:
                     continue
                 t0 = time.perf_counter()
+                # the old layout's frames stop while the new one is drawn (a second or so on
+                # a busy machine): a check asked after the deal must not read them as new
+                camera.pause()
                 camera.show(render_layout(now[1], cfg, args.seed, design))
                 shown, changes = now, changes + 1
                 print(f"round {now[0]}: {describe(now[1])} "
