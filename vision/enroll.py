@@ -73,6 +73,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.designs import AISLERIOT_DIR, TRAIN_AISLERIOT, cache_dir, get_design
+from vision.quantize import WEIGHT_QMAX
 from vision.recognize import DEFAULT_MODEL, HAND_WALKS
 from vision.steplog import StepLog, file_digest
 from vision.train import add_precision_argument, training_precision
@@ -289,7 +290,7 @@ def enroll(deck: str, out: Path, scenes: int = 1200, epochs: int = 2, frames: in
     ``True`` for every read or ``"calibrated"`` for reads at a calibrated table's sizes only;
     the enrolled reader's thresholds are then set with them (its ``.json`` names them).
     ``precision``: the fine-tunes' arithmetic (:data:`vision.train.PRECISIONS`)."""
-    if weight_bits not in (7, 8):
+    if weight_bits not in WEIGHT_QMAX:
         raise EnrollError(f"weight bits must be 7 or 8, not {weight_bits}")
     if any(k < 3 for k in walk_splits):
         raise EnrollError(f"walk splits are hand steps between two anchors, 3 or more, not "
@@ -596,7 +597,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                          "+1.4 points of three decks at a calibrated table's sizes, the rule "
                          "kept; at the frame's own sizes one deck of three read fewer; about "
                          "1.25 times a frame's time)")
-    ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=WEIGHT_BITS,
+    ap.add_argument("--weight-bits", type=int, choices=sorted(WEIGHT_QMAX),
+                    default=WEIGHT_BITS,
                     help="bits of the enrolled reader's int8 weights: 7 runs faster on x86 "
                          "CPUs without VNNI, measured to read as 8 does (default %(default)s)")
     ap.add_argument("--keep-data", action="store_true",

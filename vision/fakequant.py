@@ -17,9 +17,7 @@ quantiser maps them back to the same integers. Torch is a training-only dependen
 
 from __future__ import annotations
 
-#: The largest integer weight, by bits, as onnxruntime's symmetric int8 quantiser uses it
-#: (``reduce_range``: -64..64 for 7 bits; -127..127 for 8).
-QMAX = {7: 64, 8: 127}
+from vision.quantize import WEIGHT_QMAX as QMAX
 
 
 def grid_round(w, qmax: int):  # noqa: ANN001, ANN201 - torch tensors

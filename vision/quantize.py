@@ -25,6 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+#: The largest integer weight by the bits :func:`quantize` stores weights in, as onnxruntime's
+#: symmetric int8 quantiser has them (``reduce_range``: -64..64 for 7 bits; -127..127 for 8).
+WEIGHT_QMAX = {7: 64, 8: 127}
 
 def quantize(src: Path, out: Path, data: Path, samples: int = 2000, seed: int = 0,
              pad: bool = True, reduce_range: bool = False) -> None:
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pad-only", action="store_true",
                     help="only pad an int8 model's first convolution (pad_first_conv)")
-    ap.add_argument("--weight-bits", type=int, choices=(7, 8), default=8,
+    ap.add_argument("--weight-bits", type=int, choices=sorted(WEIGHT_QMAX), default=8,
                     help="7: weights within +-64 (exact on the saturating U8S8 kernels)")
     args = ap.parse_args(argv)
     if args.pad_only:
