@@ -79,6 +79,24 @@ def test_a_sweep_of_two_readers_saves_the_reads_of_the_last(tmp_path: Path) -> N
         sweep_reads(str(first), [path])
 
 
+def test_two_readers_of_one_file_name_are_refused_before_a_frame_is_rendered(
+        tmp_path: Path) -> None:
+    """A sweep's scores are kept under each reader's file name: a copy of a reader in another
+    folder under the same name (a candidate beside the bundled one) would have been written
+    over the other's scores without a word. It is refused, by the command too, and nothing
+    is written."""
+    copy = tmp_path / "copy" / DEFAULT_MODEL.name
+    copy.parent.mkdir()
+    copy.write_bytes(DEFAULT_MODEL.read_bytes())
+    with pytest.raises(ValueError, match="share a file name"):
+        sweep_rendered([str(DEFAULT_MODEL), str(copy)], 1, 31, 1, designs=["proc:1:1031"])
+    out = tmp_path / "s.json"
+    with pytest.raises(SystemExit):
+        sweep_main(["--frames-per-design", "1", "--workers", "1", "--out", str(out),
+                    str(DEFAULT_MODEL), str(copy)])
+    assert not out.exists()
+
+
 def test_saved_reads_scored_for_some_designs_are_the_sweep_of_those_designs(
         tmp_path: Path) -> None:
     """``--designs`` with ``--from-reads`` keeps the frames of the designs named (expanded

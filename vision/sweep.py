@@ -118,6 +118,11 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
     scored as ``NAME calibrated`` (:data:`CALIBRATED_SUFFIX`; what an enrollment compares).
     The workers are spawned, not forked: a fork of a process whose OpenCV or torch threads
     have run can deadlock."""
+    # the result is keyed by file name: two readers of one name would be summed as one
+    named = [Path(m).name for m in models]
+    if len(set(named)) < len(named):
+        raise ValueError(f"two readers share a file name ({', '.join(models)}): their scores "
+                         "are kept under it; copy one to another name")
     jobs = [(d, k, seed) for d in designs or design_list("train", seed)
             for k in range(frames_per_design)]
     if calibrated and also_calibrated:
