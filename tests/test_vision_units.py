@@ -1396,6 +1396,44 @@ def _sweep_frame(design: str, k: int) -> tuple[np.ndarray, dict]:
     return render_table(random_deal(rng), rng, design=design, size=size)
 
 
+def test_closed_first_the_steps_of_a_hand_of_bordered_cards_are_corners_of_the_mask(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many decks print a thin dark border just inside the card's edge; of the cards of an
+    overlapped hand little more than that border and the index shows. With
+    ``CLOSE_FIRST`` the mask closes that print over before it opens away thin pale lines,
+    and every step of the hand is a corner where the card's own corner is; opened first (the
+    default) the strip of stock outside the border goes with the felt's lines and no corner
+    lies within 8 px of any step. Either way a thin pale line on the felt is opened away."""
+    from vision import proposals
+
+    img = np.full((300, 400, 3), (30, 30, 110), np.uint8)  # dark red felt (BGR)
+    steps = []
+    for k in range(4):  # each card dealt over the one before, up and to the right
+        x0, y0 = 60 + 22 * k, 150 - 18 * k
+        cv2.rectangle(img, (x0, y0), (x0 + 63, y0 + 91), (238, 230, 232), -1)
+        for x in range(x0 + 2, x0 + 62, 5):  # a dashed border 2 px inside the edge
+            cv2.line(img, (x, y0 + 2), (x + 2, y0 + 2), (60, 50, 50), 1)
+            cv2.line(img, (x, y0 + 89), (x + 2, y0 + 89), (60, 50, 50), 1)
+        for y in range(y0 + 2, y0 + 90, 5):
+            cv2.line(img, (x0 + 2, y), (x0 + 2, y + 2), (60, 50, 50), 1)
+            cv2.line(img, (x0 + 61, y), (x0 + 61, y + 2), (60, 50, 50), 1)
+        cv2.rectangle(img, (x0 + 5, y0 + 5), (x0 + 9, y0 + 12), (40, 40, 40), -1)  # the rank
+        steps.append((x0, y0))
+    lined = img.copy()
+    cv2.line(lined, (250, 20), (390, 280), (200, 200, 200), 1)
+
+    def nearest_corners() -> list[float]:
+        corners, _ = proposals.find_corners(proposals.card_mask(img))
+        return [min(float(np.hypot(*(c.point - s))) for c in corners) for s in steps]
+
+    assert not proposals.CLOSE_FIRST
+    assert all(d > 8 for d in nearest_corners())
+    assert not proposals.card_mask(lined)[:, 300:].any()
+    monkeypatch.setattr(proposals, "CLOSE_FIRST", True)
+    assert all(d < 1.5 for d in nearest_corners())
+    assert not proposals.card_mask(lined)[:, 300:].any()
+
+
 def test_card_size_is_that_of_a_card_not_of_a_hand() -> None:
     """In a frame of many hands most full-edge measurements are the outlines of two or three
     overlapped cards; their median (the estimate before 2026-11-30) was 1.6 times a card."""
