@@ -13,6 +13,13 @@ scored at each threshold of :data:`vision.calibrate.THRESHOLDS`; the summed coun
 ``vision.calibrate --sweep`` adds to its own frames when it picks the operating threshold.
 Each model's ``.json`` (its gate) is read as by :class:`vision.recognize.Recognizer`.
 
+A reader named ``PATH@module.NAME=VALUE`` (more settings each after another ``@``) reads with
+those pipeline settings (:mod:`vision.settings`) and is scored under that name: a pipeline
+change and the pipeline as it is, judged on the same frames in one run:
+
+    python -m vision.sweep --designs fonts-held-out-strict --frames-per-design 40 --seed 53 \\
+        --out cmp53.json models/cards_v7.onnx 'models/cards_v7.onnx@proposals.CLOSE_FIRST=True'
+
 With ``--save-reads F`` (one model) every frame's reads and labels are kept in ``F``
 (:mod:`vision.readsfile`); ``--from-reads F [F ...]`` then scores them again with the merge
 as it is now, without rendering or reading a frame, into the same ``--out``:
@@ -42,6 +49,7 @@ from vision import readsfile, tablesize
 from vision.calibrate import THRESHOLDS, threshold_scores
 from vision.dataset import design_list
 from vision.evaluate import Score
+from vision.settings import applied, split_reader
 from vision.synth import random_deal, render_table
 
 #: Per worker process: the models (:func:`_init_worker`), their recognisers, whether the
@@ -80,13 +88,16 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
              else None)
     out = {}
     for m in _MODELS:
-        rec = _RECOGNIZERS.setdefault(m, Recognizer(m, threshold=0.5))
-        reads = rec.read(img, table if _CALIBRATED[0] else None)
-        out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
+        path, settings = split_reader(m)
+        with applied(settings):  # (a reader named with pipeline settings reads with them)
+            rec = _RECOGNIZERS.setdefault(m, Recognizer(path, threshold=0.5))
+            reads = rec.read(img, table if _CALIBRATED[0] else None)
+            out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
     if _ALSO_CALIBRATED[0]:  # (after the loop: ``reads`` stays the last model's own, saved)
         rec = _RECOGNIZERS[_MODELS[-1]]
-        out[_MODELS[-1] + CALIBRATED_SUFFIX] = name_misreads(
-            threshold_scores(rec, rec.read(img, table), labels), design, k)
+        with applied(settings):
+            out[_MODELS[-1] + CALIBRATED_SUFFIX] = name_misreads(
+                threshold_scores(rec, rec.read(img, table), labels), design, k)
     # the last model's reads (see sweep_rendered), packed once
     kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]}) if _SAVE[0] else None
     return out, kept
@@ -123,6 +134,9 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
     if len(set(named)) < len(named):
         raise ValueError(f"two readers share a file name ({', '.join(models)}): their scores "
                          "are kept under it; copy one to another name")
+    # settings are checked here, before a worker starts (a reads file does not name them)
+    if any(split_reader(m)[1] for m in models) and save_reads is not None:
+        raise ValueError("a sweep of readers named with pipeline settings keeps no reads")
     jobs = [(d, k, seed) for d in designs or design_list("train", seed)
             for k in range(frames_per_design)]
     if calibrated and also_calibrated:
@@ -207,7 +221,9 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("models", nargs="+")
+    ap.add_argument("models", nargs="+",
+                    help="readers (ONNX); PATH@module.NAME=VALUE reads with that pipeline "
+                         "setting (vision.settings)")
     ap.add_argument("--frames-per-design", type=int, default=20)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
