@@ -23,6 +23,7 @@ def test_a_setting_is_an_existing_constant_given_a_literal_of_its_type() -> None
                       ("nowhere.CLOSE_FIRST=True", "no module vision.nowhere"),
                       ("proposals.NOT_THERE=1", "no setting NOT_THERE"),
                       ("proposals.card_mask=None", "no setting card_mask"),  # not a constant
+                      ("proposals._K_SMALL=None", "no setting _K_SMALL"),  # not public
                       ("proposals.CLOSE_FIRST=yes", "not a Python literal"),
                       ("proposals.CLOSE_FIRST=1", "is a bool"),
                       ("merge.SPLIT_GAP='0.2'", "is a float")):

@@ -5,7 +5,7 @@ comparison of a pipeline change needs: :mod:`vision.sweep` reads a reader given 
 ``PATH@proposals.CLOSE_FIRST=True`` with that setting, beside the same reader without it, on
 the same rendered frames.
 
-Only an existing upper-case constant may be set, and only to a Python literal of its own type:
+Only an existing public upper-case constant may be set, and only to a Python literal of its own type:
 a misspelt name or a value of another kind is refused, not ignored. The modules read these
 constants when they run, so a setting holds from the next frame read; a constant a module only
 uses when it is imported (to build a table) is not one to set so.
@@ -58,7 +58,7 @@ def parse(text: str) -> Setting:
         mod = importlib.import_module(f"vision.{module}")
     except ImportError:
         raise ValueError(f"no module vision.{module}") from None
-    if not name.isupper() or not hasattr(mod, name):
+    if not name.isupper() or name.startswith("_") or not hasattr(mod, name):
         raise ValueError(f"vision.{module} has no setting {name}")
     try:
         value = ast.literal_eval(literal.strip())
