@@ -1,6 +1,7 @@
 """Where the recogniser's misses go, on a labelled directory (the format of ``sample_images/``).
 
     python benchmarks/vision_misses.py DIR [--model M] [--threshold T] [--calibrated]
+        [--set module.NAME=VALUE ...]
 
 Each readable face-up card is put in the first of these that holds:
 
@@ -28,7 +29,9 @@ of another card within :data:`NEIGHBOUR` card widths (a right read placed on the
 card), else the same rank in another suit, another rank of the same suit, or both wrong.
 With ``--calibrated`` every frame is read at its table's card sizes (its labels' homography,
 :func:`vision.tablesize.from_labels`), as ``vision-eval --calibrated`` reads, at the model's
-calibrated threshold where its ``.json`` names one. Not a speed benchmark: see
+calibrated threshold where its ``.json`` names one. With ``--set module.NAME=VALUE`` (as
+often as needed) the frames are read with those pipeline settings (:mod:`vision.settings`),
+to see where a change moves the misses. Not a speed benchmark: see
 ``vision_bench.py``.
 """
 
@@ -52,6 +55,7 @@ from vision.evaluate import (  # noqa: E402
     match_reports,
 )
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image  # noqa: E402
+from vision.settings import applied, parse  # noqa: E402
 from vision.tablesize import from_labels  # noqa: E402
 
 ON_CORNER = 0.12
@@ -164,7 +168,18 @@ def main(argv: list[str] | None = None) -> int:
                     help="operating threshold (default: the model's)")
     ap.add_argument("--calibrated", action="store_true",
                     help="read each frame at its table's card sizes (its labels' homography)")
+    ap.add_argument("--set", action="append", default=[], metavar="module.NAME=VALUE",
+                    help="read with this pipeline setting (vision.settings; repeatable)")
     args = ap.parse_args(argv)
+    try:
+        settings = [parse(text) for text in args.set]
+    except ValueError as e:
+        ap.error(str(e))
+    with applied(settings):
+        return _misses(args)
+
+
+def _misses(args: argparse.Namespace) -> int:
     rec = Recognizer(args.model)
     thr = (args.threshold if args.threshold is not None
            else rec.calibrated_threshold

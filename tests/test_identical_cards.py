@@ -161,8 +161,8 @@ def test_the_miss_breakdown_counts_identical_pairs(tmp_path, monkeypatch, capsys
     (tmp_path / "twin_000.json").write_text(json.dumps(labels))
     mod = bench_script("vision_misses")
 
-    def twin_lines() -> tuple[str, str]:
-        assert mod.main([str(tmp_path)]) == 0
+    def twin_lines(*options: str) -> tuple[str, str]:
+        assert mod.main([str(tmp_path), *options]) == 0
         out = capsys.readouterr().out
         return (re.search(r"a code held twice ([\d.]+)% \(n=(\d+)\)", out).groups(),
                 re.search(r"both cards reported in (\d+) of (\d+)", out).groups())
@@ -170,3 +170,9 @@ def test_the_miss_breakdown_counts_identical_pairs(tmp_path, monkeypatch, capsys
     assert twin_lines() == (("100.0", "2"), ("1", "1"))
     monkeypatch.setattr("vision.merge.TWIN_SPLIT", False)
     assert twin_lines() == (("50.0", "2"), ("0", "1"))
+    monkeypatch.undo()
+    # the same setting named on its command line, and put back after
+    assert twin_lines("--set", "merge.TWIN_SPLIT=False") == (("50.0", "2"), ("0", "1"))
+    assert twin_lines() == (("100.0", "2"), ("1", "1"))
+    with pytest.raises(SystemExit):
+        mod.main([str(tmp_path), "--set", "merge.TWIN_SPLITS=False"])
