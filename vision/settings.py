@@ -5,10 +5,10 @@ comparison of a pipeline change needs: :mod:`vision.sweep` reads a reader given 
 ``PATH@proposals.CLOSE_FIRST=True`` with that setting, beside the same reader without it, on
 the same rendered frames.
 
-Only an existing public upper-case constant may be set, and only to a Python literal of its own type:
-a misspelt name or a value of another kind is refused, not ignored. The modules read these
-constants when they run, so a setting holds from the next frame read; a constant a module only
-uses when it is imported (to build a table) is not one to set so.
+Only an existing public upper-case constant may be set, and only to a Python literal of its
+own type: a misspelt name or a value of another kind is refused, not ignored. The modules read
+these constants when they run, so a setting holds from the next frame read; a constant a
+module only uses when it is imported (to build a table) is not one to set so.
 
 >>> from vision import proposals
 >>> close_first = parse("proposals.CLOSE_FIRST=True")
