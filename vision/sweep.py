@@ -95,7 +95,7 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
             out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
     if _ALSO_CALIBRATED[0]:  # (after the loop: ``reads`` stays the last model's own, saved)
         rec = _RECOGNIZERS[_MODELS[-1]]
-        with applied(settings):
+        with applied(split_reader(_MODELS[-1])[1]):
             out[_MODELS[-1] + CALIBRATED_SUFFIX] = name_misreads(
                 threshold_scores(rec, rec.read(img, table), labels), design, k)
     # the last model's reads (see sweep_rendered), packed once
@@ -127,8 +127,9 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
     (:func:`vision.tablesize.from_labels`), as a calibrated table's camera reads;
     ``also_calibrated``: the last model reads each frame both ways, its calibrated reads
     scored as ``NAME calibrated`` (:data:`CALIBRATED_SUFFIX`; what an enrollment compares).
-    The workers are spawned, not forked: a fork of a process whose OpenCV or torch threads
-    have run can deadlock."""
+    A reader of ``models`` named ``PATH@module.NAME=VALUE`` reads with those pipeline
+    settings (:mod:`vision.settings`; no reads are then saved). The workers are spawned, not
+    forked: a fork of a process whose OpenCV or torch threads have run can deadlock."""
     # the result is keyed by file name: two readers of one name would be summed as one
     named = [Path(m).name for m in models]
     if len(set(named)) < len(named):
