@@ -44,6 +44,18 @@ def test_settings_hold_within_the_block_and_are_put_back_whatever_happens() -> N
     assert split_reader("x/cards.onnx") == ("x/cards.onnx", [])
 
 
+def test_a_constant_imported_by_name_elsewhere_is_set_there_too() -> None:
+    """``vision.rankcolour`` groups reads with ``from vision.merge import SAME_CENTRE``: set
+    on ``merge`` alone, the rank-and-colour refusals would go on grouping at the old value."""
+    from vision import rankcolour
+
+    before = merge.SAME_CENTRE
+    assert rankcolour.SAME_CENTRE is before
+    with applied([parse("merge.SAME_CENTRE=0.5")]):
+        assert merge.SAME_CENTRE == rankcolour.SAME_CENTRE == 0.5
+    assert merge.SAME_CENTRE is rankcolour.SAME_CENTRE is before
+
+
 def test_a_sweep_reads_the_same_frames_with_and_without_a_setting(tmp_path: Path) -> None:
     """The setting reaches the sweep's worker processes: a card mask that asks the stock to be
     255 grey levels lighter than the felt finds nothing, so that reader reads no card of the

@@ -8,7 +8,9 @@ the same rendered frames.
 Only an existing public upper-case constant may be set, and only to a Python literal of its
 own type: a misspelt name or a value of another kind is refused, not ignored. The modules read
 these constants when they run, so a setting holds from the next frame read; a constant a
-module only uses when it is imported (to build a table) is not one to set so.
+module only uses when it is imported (to build a table) is not one to set so. A module that
+imported the constant by name (``from vision.merge import SAME_CENTRE``) holds the same object
+under the same name, and is set and put back with it.
 
 >>> from vision import proposals
 >>> close_first = parse("proposals.CLOSE_FIRST=True")
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -86,9 +89,15 @@ def applied(settings: Sequence[Setting]) -> Iterator[None]:
     before = []
     try:
         for s in settings:
-            mod = importlib.import_module(f"vision.{s.module}")
-            before.append((mod, s.name, getattr(mod, s.name)))
-            setattr(mod, s.name, s.value)
+            home = importlib.import_module(f"vision.{s.module}")
+            current = getattr(home, s.name)
+            # its copies: the very object under the same name in the vision modules loaded
+            holders = [home] + [m for n, m in list(sys.modules.items())
+                                if n.startswith("vision.") and m is not home
+                                and getattr(m, s.name, None) is current]
+            for mod in holders:
+                before.append((mod, s.name, current))
+                setattr(mod, s.name, s.value)
         yield
     finally:
         for mod, name, value in reversed(before):
