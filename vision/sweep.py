@@ -136,7 +136,8 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
         raise ValueError(f"two readers share a file name ({', '.join(models)}): their scores "
                          "are kept under it; copy one to another name")
     # settings are checked here, before a worker starts (a reads file does not name them)
-    if any(split_reader(m)[1] for m in models) and save_reads is not None:
+    with_settings = [m for m in models if split_reader(m)[1]]
+    if with_settings and save_reads is not None:
         raise ValueError("a sweep of readers named with pipeline settings keeps no reads")
     jobs = [(d, k, seed) for d in designs or design_list("train", seed)
             for k in range(frames_per_design)]
