@@ -29,6 +29,7 @@ import numpy as np
 #: symmetric int8 quantiser has them (``reduce_range``: -64..64 for 7 bits; -127..127 for 8).
 WEIGHT_QMAX = {7: 64, 8: 127}
 
+
 def quantize(src: Path, out: Path, data: Path, samples: int = 2000, seed: int = 0,
              pad: bool = True, reduce_range: bool = False) -> None:
     """Write the int8 version of ``src`` to ``out``, calibrated on crops from ``data``, its

@@ -52,10 +52,12 @@ from vision.evaluate import Score
 from vision.settings import applied, split_reader
 from vision.synth import random_deal, render_table
 
-#: Per worker process: the models (:func:`_init_worker`), their recognisers, whether the
-#: reads are sent back to be saved, whether frames are read as a calibrated table's, and
-#: whether the last model reads them so as well.
+#: Per worker process: the models (:func:`_init_worker`), each one's path and pipeline
+#: settings (parsed once), their recognisers, whether the reads are sent back to be saved,
+#: whether frames are read as a calibrated table's, and whether the last model reads them so
+#: as well.
 _MODELS: list[str] = []
+_SPECS: dict = {}
 _RECOGNIZERS: dict = {}
 _SAVE: list[bool] = [False]
 _CALIBRATED: list[bool] = [False]
@@ -68,6 +70,7 @@ CALIBRATED_SUFFIX = " calibrated"
 def _init_worker(models: list[str], save: bool = False, calibrated: bool = False,
                  also_calibrated: bool = False) -> None:
     _MODELS[:] = models
+    _SPECS.update({m: split_reader(m) for m in models})
     _SAVE[0] = save
     _CALIBRATED[0] = calibrated
     _ALSO_CALIBRATED[0] = also_calibrated
@@ -88,14 +91,14 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
              else None)
     out = {}
     for m in _MODELS:
-        path, settings = split_reader(m)
+        path, settings = _SPECS[m]
         with applied(settings):  # (a reader named with pipeline settings reads with them)
             rec = _RECOGNIZERS.setdefault(m, Recognizer(path, threshold=0.5))
             reads = rec.read(img, table if _CALIBRATED[0] else None)
             out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
     if _ALSO_CALIBRATED[0]:  # (after the loop: ``reads`` stays the last model's own, saved)
         rec = _RECOGNIZERS[_MODELS[-1]]
-        with applied(split_reader(_MODELS[-1])[1]):
+        with applied(_SPECS[_MODELS[-1]][1]):
             out[_MODELS[-1] + CALIBRATED_SUFFIX] = name_misreads(
                 threshold_scores(rec, rec.read(img, table), labels), design, k)
     # the last model's reads (see sweep_rendered), packed once
