@@ -44,6 +44,7 @@ from vision.procedural import (
     TTF_FAMILIES,
 )
 from vision.proposals import IndexFrame, propose
+from vision.settings import applied
 from vision.synth import random_deal, render_table
 
 #: A frame labelled with a card code is *illegible* (:func:`label_frames` with
@@ -250,34 +251,53 @@ class DesignMix:
 
 def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
              legibility: bool | str = False,
-             pick: Callable[[np.random.Generator], str] | None = None) -> None:
+             pick: Callable[[np.random.Generator], str] | None = None,
+             read_with: str | None = None) -> None:
     """Render ``n_scenes`` training scenes and save their labelled crops to ``out`` (npz:
     ``x``, ``y``, and with ``legibility`` a boolean ``illegible`` per crop and the rule that
     made it, ``legibility_rule``, see :func:`label_frames`; the scenes and crops are the same
     either way). Each scene's design
-    is drawn from ``mix``, or by ``pick`` (a house deck's enrollment)."""
+    is drawn from ``mix``, or by ``pick`` (a house deck's enrollment).
+
+    With ``read_with`` (a reader, ``PATH[@module.NAME=VALUE...]`` as :mod:`vision.settings`
+    names one) the crops are instead every place that reader's whole pipeline reads in the
+    scene (:meth:`vision.recognize.Recognizer.read`: the proposals at the frame's chosen card
+    size, the hand walks' places and their refined copies), labelled alike: the places a
+    walk puts, which the proposals never make, taught as they are (the same scenes draw
+    other crops, so such data are their own chunks)."""
+    from contextlib import nullcontext
+
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
     xs, ys, ills = [], [], []
-    for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
-        design = pick(rng) if pick is not None else mix.draw(rng)
-        size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
-        img, labels = render_table(random_deal(rng), rng, design=design, size=size)
-        if mix.camera_share > 0 and rng.random() < mix.camera_share:
-            img = changed(img, random_condition(rng), rng)
-        frames = propose(img) + jittered_truth_frames(labels, rng)
-        if not frames:
-            continue
-        y, illegible = label_frames(frames, labels, legibility=legibility or True)
-        keep = y >= 0
-        rej = y == REJECT_INDEX
-        keep &= ~rej | (rng.random(len(y)) < 0.5)
-        if keep.any():
-            crops = extract_crops(img, [f for f, k in zip(frames, keep, strict=True) if k])
-            xs.append((crops * 255).astype(np.uint8))
-            ys.append(y[keep])
-            ills.append(illegible[keep])
+    reader, settings = None, ()
+    if read_with is not None:
+        from vision.recognize import Recognizer
+        from vision.settings import split_reader
+
+        path, settings = split_reader(read_with)
+        reader = Recognizer(path)
+    with applied(settings) if settings else nullcontext():
+        for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
+            design = pick(rng) if pick is not None else mix.draw(rng)
+            size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
+            img, labels = render_table(random_deal(rng), rng, design=design, size=size)
+            if mix.camera_share > 0 and rng.random() < mix.camera_share:
+                img = changed(img, random_condition(rng), rng)
+            frames = (propose(img) + jittered_truth_frames(labels, rng) if reader is None
+                      else [r.frame for r in reader.read(img)])
+            if not frames:
+                continue
+            y, illegible = label_frames(frames, labels, legibility=legibility or True)
+            keep = y >= 0
+            rej = y == REJECT_INDEX
+            keep &= ~rej | (rng.random(len(y)) < 0.5)
+            if keep.any():
+                crops = extract_crops(img, [f for f, k in zip(frames, keep, strict=True) if k])
+                xs.append((crops * 255).astype(np.uint8))
+                ys.append(y[keep])
+                ills.append(illegible[keep])
     arrays = {"x": np.concatenate(xs), "y": np.concatenate(ys)}
     if legibility:
         arrays["illegible"] = np.concatenate(ills)

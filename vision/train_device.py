@@ -23,7 +23,12 @@ towards their rank with the suits alike and ``--drop-illegible`` leaves them out
 (``models/cards_v4.md``, ninth session, for what each did). ``--suit-legibility`` flags them
 by where each design prints its index suit instead (:func:`vision.train.suit_illegible`), and
 ``--soft-colour`` trains them towards their rank in their colour: half on the code, half on the
-other suit of its colour (``models/cards_v5.md``, twenty-first session).
+other suit of its colour (``models/cards_v5.md``, twenty-first session). ``--read-with READER``
+renders chunks whose crops are every place that reader's whole pipeline reads in each scene
+(``PATH@module.NAME=VALUE`` for pipeline settings, :mod:`vision.settings`): the places the
+hand walks put, which the proposals' crops never hold (``models/cards_v7.md``,
+fifty-seventh session); train on them beside plain chunks by putting both in one work
+directory.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import numpy as np
 from vision.codes import CLASSES, REJECT_INDEX
 from vision.crops import CROP_H, CROP_W, U0, U1, V0, V1
 from vision.fakequant import QMAX, bake, fake_quantize_weights
+from vision.settings import split_reader
 from vision.train import (
     ARCHITECTURES,
     DesignMix,
@@ -56,25 +62,28 @@ from vision.train import (
 )
 
 
-def _render_chunk(job: tuple[int, int, str, DesignMix, bool | str]) -> tuple[str, float]:
+def _render_chunk(job: tuple[int, int, str, DesignMix, bool | str, str | None]
+                  ) -> tuple[str, float]:
     """Worker: render one seeded chunk into ``path`` (written whole, then renamed)."""
     import cv2
 
     cv2.setNumThreads(1)
-    scenes, seed, path, mix, legibility = job  # legibility: False, True or a rule name
+    scenes, seed, path, mix, legibility, read_with = job  # legibility: False, True or a rule
     t0 = time.time()
     out = Path(path)
     if not out.exists():
         tmp = out.with_name(out.stem + ".part.npz")
-        generate(scenes, seed, tmp, mix, legibility)
+        generate(scenes, seed, tmp, mix, legibility, read_with=read_with)
         tmp.rename(out)
     return path, time.time() - t0
 
 
 def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
               deadline: float | None, cal_scenes: int, mix: DesignMix | None = None,
-              legibility: bool | str = False) -> dict:
-    """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``.
+              legibility: bool | str = False, read_with: str | None = None) -> dict:
+    """Render the calibration chunk and ``chunks`` training chunks of ``scenes / chunks``
+    (with ``read_with``, each scene's crops are the places that reader's pipeline reads:
+    :func:`vision.train.generate`).
 
     Chunk ``k`` is seeded ``seed * 100 + k`` (calibration: ``k = chunks``), as in
     :func:`vision.train.chunk_files`. Returns the files made and the chunks left out. The
@@ -85,9 +94,9 @@ def make_data(work: Path, scenes: int, chunks: int, seed: int, workers: int,
     work.mkdir(parents=True, exist_ok=True)
     mix = mix or DesignMix()
     per = scenes // chunks
-    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), mix, legibility)
-    jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), mix, legibility)
-                    for k in range(chunks)]
+    cal = (cal_scenes, seed * 100 + chunks, str(work / "cal.npz"), mix, legibility, read_with)
+    jobs = [cal] + [(per, seed * 100 + k, str(work / f"data{k}.npz"), mix, legibility,
+                     read_with) for k in range(chunks)]
     t0 = time.time()
     done: list[str] = []
     with mp.get_context("forkserver").Pool(workers) as pool:
@@ -472,6 +481,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--use-existing", action="store_true",
                     help="render nothing: train on the chunks already in --work")
     ap.add_argument("--data-only", action="store_true", help="render the chunks, do not train")
+    ap.add_argument("--read-with", metavar="READER", default=None,
+                    help="crops at every place this reader's pipeline reads (PATH, or "
+                         "PATH@module.NAME=VALUE... with pipeline settings) instead of the "
+                         "proposals and jittered true corners")
     ap.add_argument("--arch", choices=ARCHITECTURES, default="reader_wide")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--epochs", type=int, default=None)
@@ -517,12 +530,19 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--soft-illegible, --soft-colour and --drop-illegible exclude each other")
     if args.legibility and args.suit_legibility:
         ap.error("--legibility and --suit-legibility are two rules: pick one")
+    if args.read_with is not None:  # refused here, not in every renderer process
+        try:
+            reader, _ = split_reader(args.read_with)
+        except ValueError as e:
+            ap.error(f"--read-with: {e}")
+        if not Path(reader).is_file():
+            ap.error(f"--read-with: no reader {reader}")
     if args.use_existing:
         data = existing_data(args.work)
     else:
         data = make_data(args.work, args.scenes, args.chunks, args.seed, args.workers,
                          args.data_deadline, args.cal_scenes, DesignMix.from_args(args),
-                         "suit" if args.suit_legibility else args.legibility)
+                         "suit" if args.suit_legibility else args.legibility, args.read_with)
     print(json.dumps({"chunks": len(data["train"]),
                       **{k: v for k, v in data.items() if k != "train"}}), flush=True)
     if args.data_only:
