@@ -66,15 +66,18 @@ def test_lone_anchors_add_places_the_proposals_do_not_make(tmp_path) -> None:
     assert walked > plain
 
 
-@pytest.mark.parametrize(("spec", "says"), [("nowhere.onnx", "no reader nowhere.onnx"),
-                                            (f"{DEFAULT_MODEL}@handwalk.NOPE=1", "no setting")])
-def test_device_training_refuses_a_bad_reader_before_rendering(tmp_path, capsys, spec,
+@pytest.mark.parametrize(("spec", "more", "says"), [
+    ("nowhere.onnx", [], "no reader nowhere.onnx"),
+    (f"{DEFAULT_MODEL}@handwalk.NOPE=1", [], "no setting"),
+    (str(DEFAULT_MODEL), ["--use-existing"], "not with --use-existing")])
+def test_device_training_refuses_a_bad_reader_before_rendering(tmp_path, capsys, spec, more,
                                                                says) -> None:
-    """A missing reader or a bad setting is named at once; no chunk is rendered."""
+    """A missing reader, a bad setting, or a reader for chunks it would not render is named
+    at once; no chunk is rendered."""
     from vision.train_device import main
 
     with pytest.raises(SystemExit) as exit_:
         main(["--work", str(tmp_path / "w"), "--scenes", "2", "--chunks", "1", "--data-only",
-              "--read-with", spec, "--out", str(tmp_path / "m.onnx")])
+              "--read-with", spec, *more, "--out", str(tmp_path / "m.onnx")])
     assert exit_.value.code == 2 and says in capsys.readouterr().err
     assert not (tmp_path / "w").exists()

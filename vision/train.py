@@ -44,7 +44,7 @@ from vision.procedural import (
     TTF_FAMILIES,
 )
 from vision.proposals import IndexFrame, propose
-from vision.settings import applied
+from vision.settings import applied, split_reader
 from vision.synth import random_deal, render_table
 
 #: A frame labelled with a card code is *illegible* (:func:`label_frames` with
@@ -273,8 +273,8 @@ def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
     xs, ys, ills = [], [], []
     reader, settings = None, ()
     if read_with is not None:
+        # (here: training without it needs no onnxruntime session)
         from vision.recognize import Recognizer
-        from vision.settings import split_reader
 
         path, settings = split_reader(read_with)
         reader = Recognizer(path)

@@ -530,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--soft-illegible, --soft-colour and --drop-illegible exclude each other")
     if args.legibility and args.suit_legibility:
         ap.error("--legibility and --suit-legibility are two rules: pick one")
+    if args.read_with is not None and args.use_existing:
+        ap.error("--read-with renders chunks: not with --use-existing")
     if args.read_with is not None:  # refused here, not in every renderer process
         try:
             reader, _ = split_reader(args.read_with)
