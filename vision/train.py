@@ -265,8 +265,6 @@ def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
     size, the hand walks' places and their refined copies), labelled alike: the places a
     walk puts, which the proposals never make, taught as they are (the same scenes draw
     other crops, so such data are their own chunks)."""
-    from contextlib import nullcontext
-
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
@@ -278,7 +276,7 @@ def generate(n_scenes: int, seed: int, out: Path, mix: DesignMix = DesignMix(),
 
         path, settings = split_reader(read_with)
         reader = Recognizer(path)
-    with applied(settings) if settings else nullcontext():
+    with applied(settings):  # (none: nothing set)
         for _ in tqdm(range(n_scenes), desc="scenes", mininterval=30):
             design = pick(rng) if pick is not None else mix.draw(rng)
             size = (1280, 720) if rng.random() < 0.7 else (1920, 1080)
