@@ -130,6 +130,10 @@ class _Read:
     #: reads saved before it) and its probability, the two suits of the colour summed.
     rank_colour: int = -1
     rank_colour_prob: float = 0.0
+    #: 0 for a read of the pipeline's own places; for a read of the extra walks' places
+    #: (:data:`vision.recognize.EXTRA_BAR`), the bar a card that needs it must reach (or the
+    #: threshold, if higher): :func:`merge_reads`.
+    extra_bar: float = 0.0
 
     @cached_property
     def center(self) -> np.ndarray:
@@ -154,7 +158,59 @@ class _Read:
 
 def merge_reads(reads: list[_Read], thr: float) -> dict:
     """Cards, face-down cards and refusals from a frame's reads
-    (:meth:`vision.recognize.Recognizer.read`) at operating threshold ``thr``.
+    (:meth:`vision.recognize.Recognizer.read`) at operating threshold ``thr``: those of the
+    pipeline's own reads (:func:`merge_own`), and where some reads come from the extra walks
+    (``extra_bar`` set, :data:`vision.recognize.EXTRA_BAR`), the cards of all the reads that
+    reach the extra bar (or ``thr``, if higher) lying over none of the own reads' cards or
+    face-down cards, each in place of the own reads' refusals under it.
+
+    The extra walks' places add reads of cards the pipeline refused as well as of cards it
+    never reached; at the operating threshold the cards they add misread several times as
+    often as the rest (``models/cards_v7.md``, fifty-seventh session), so they answer to a
+    stricter bar, and never change a card the pipeline's own reads report.
+
+    >>> def read(code, prob, point, bar=0.0):  # an index corner of a card 60 x 87
+    ...     f = IndexFrame(np.array(point, float), np.array([1.0, 0.0]),
+    ...                    np.array([0.0, 1.0]), 60.0, 87.0, True)
+    ...     return _Read(CLASSES.index(code), prob, 1.0, f, extra_bar=bar)
+    >>> own = read("QH", 0.99, (100, 100))                      # refused at 0.997
+    >>> merge_reads([own], 0.997)["cards"], len(merge_reads([own], 0.997)["unreadable"])
+    ([], 1)
+    >>> extra = read("QH", 0.9996, (102, 101), bar=0.9995)      # an extra walk's sure read
+    >>> out = merge_reads([own, extra], 0.997)
+    >>> [c["code"] for c in out["cards"]], out["unreadable"]    # the refusal made a card
+    (['QH'], [])
+    >>> merge_reads([own, read("QH", 0.999, (102, 101), bar=0.9995)], 0.997)["cards"]
+    []
+    """
+    extra = [r for r in reads if r.extra_bar]
+    if not extra:
+        return merge_own(reads, thr)
+    result = merge_own([r for r in reads if not r.extra_bar], thr)
+    more = merge_own(reads, max(thr, max(r.extra_bar for r in extra)))
+    taken = [np.array(c["center"]) for c in result["cards"]]
+    taken += [np.array(b["center"]) for b in result["face_down"]]
+    added = [c for c in more["cards"]
+             if all(np.linalg.norm(np.array(c["center"]) - t) > 0.5 * _card_width(c)
+                    for t in taken)]
+    if not added:
+        return result
+    refused = [u for u in result["unreadable"]
+               if all(np.linalg.norm(np.array(u["center"]) - np.array(c["center"]))
+                      > 0.5 * _card_width(c) for c in added)]
+    return {**result, "cards": result["cards"] + added, "unreadable": refused}
+
+
+def _card_width(card: dict) -> float:
+    """A reported card's width (its first two corners apart), pixels."""
+    a, b = np.array(card["corners"][:2], float)
+    return float(np.linalg.norm(b - a))
+
+
+def merge_own(reads: list[_Read], thr: float) -> dict:
+    """Cards, face-down cards and refusals from reads (:meth:`vision.recognize.Recognizer.read`)
+    at operating threshold ``thr``, every read alike (:func:`merge_reads` for the extra
+    walks' reads).
 
     >>> def read(code, prob, point, axis):  # an index corner of a card 60 x 87
     ...     f = IndexFrame(np.array(point, float), np.array([axis, 0.0]),

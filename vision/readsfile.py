@@ -33,27 +33,30 @@ import numpy as np
 from vision import handwalk
 from vision.proposals import IndexFrame
 
-#: Columns of a packed read (13 before the rank and colour were kept).
-COLUMNS = 15
+#: Columns of a packed read (13 before the rank and colour were kept, 15 before the extra
+#: walks' bar).
+COLUMNS = 16
 
 
 def pack(reads: list) -> np.ndarray:
     """Reads (:class:`vision.merge._Read`) as rows of :data:`COLUMNS` floats."""
     return np.array([[r.cls, r.prob, r.code_mass, *r.frame.point, *r.frame.x_axis,
                       *r.frame.y_axis, r.frame.width, r.frame.height, float(r.frame.direct),
-                      r.place, r.rank_colour, r.rank_colour_prob] for r in reads],
+                      r.place, r.rank_colour, r.rank_colour_prob, r.extra_bar] for r in reads],
                     np.float64).reshape(-1, COLUMNS)
 
 
 def unpack(rows: np.ndarray) -> list:
     """The reads that :func:`pack` made ``rows`` of (rows of 13, saved before the rank and
-    colour were kept, give reads that do not know them)."""
+    colour were kept, give reads that do not know them; rows of 15 or fewer, reads of the
+    pipeline's own places)."""
     from vision.merge import _Read
 
     return [_Read(int(r[0]), float(r[1]), float(r[2]),
                   IndexFrame(r[3:5].copy(), r[5:7].copy(), r[7:9].copy(), float(r[9]),
                              float(r[10]), bool(r[11])), float(r[12]),
-                  *((int(r[13]), float(r[14])) if len(r) > 13 else ())) for r in rows]
+                  *((int(r[13]), float(r[14])) if len(r) > 13 else ()),
+                  *((float(r[15]),) if len(r) > 15 else ())) for r in rows]
 
 
 def file_sha256(path: Path) -> str:
@@ -63,8 +66,9 @@ def file_sha256(path: Path) -> str:
 def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
     """What made a set of reads (:class:`vision.recognize.Recognizer` ``rec``): the reader's
     and gate's SHA-256, the look scales, the hand walks and the first walk's extra places
-    (more places, more candidates) and whether the frames were read with their table's card
-    sizes (``calibrated``, :mod:`vision.tablesize`)."""
+    (more places, more candidates), the extra walks (:func:`extra_walks`) and whether the
+    frames were read with their table's card sizes (``calibrated``,
+    :mod:`vision.tablesize`)."""
     splits = handwalk.SPLITS if rec.walk_splits is None else rec.walk_splits
     opposite = (handwalk.OPPOSITE_ANCHORS if rec.opposite_anchors is None
                 else rec.opposite_anchors)
@@ -74,7 +78,20 @@ def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
             "gate_sha256": file_sha256(rec.gate_path) if rec.gate_path is not None else None,
             "look_scales": list(rec.look_scales), "hand_walks": rec.hand_walks,
             "walk_splits": list(splits), "opposite_anchors": bool(opposite),
-            "lone_anchors": bool(lone), "calibrated": calibrated}
+            "lone_anchors": bool(lone), "calibrated": calibrated,
+            "extra_walks": extra_walks(rec)}
+
+
+def extra_walks(rec) -> dict | None:  # noqa: ANN001
+    """The extra walks ``rec`` reads with (:data:`vision.recognize.EXTRA_BAR`): their bar and
+    places, or ``None`` for none."""
+    from vision import recognize
+
+    bar = rec.extra_walk_bar()
+    if bar is None:
+        return None
+    return {"bar": bar, "walks": recognize.EXTRA_WALKS, "splits": list(recognize.EXTRA_SPLITS),
+            "opposite_anchors": recognize.EXTRA_OPPOSITE, "lone_anchors": recognize.EXTRA_LONE}
 
 
 def save(path: Path, frames: list[tuple[np.ndarray, dict]], meta: dict) -> None:
@@ -111,8 +128,9 @@ _IDENTITY_NAMES = {"model_sha256": "model", "gate_sha256": "gate", "look_scales"
                    "hand_walks": "number of hand walks",
                    "walk_splits": "walk splits", "opposite_anchors": "opposite anchors",
                    "lone_anchors": "lone anchors' grid",
-                   "calibrated": "card size (a calibrated table's, or the frame's own)"}
+                   "calibrated": "card size (a calibrated table's, or the frame's own)",
+                   "extra_walks": "extra walks"}
 #: What files saved before a key was written were made with: one hand walk, no extra walk
 #: places, the frame's own card size.
 _BEFORE_THE_KEY = {"hand_walks": 1, "walk_splits": [], "opposite_anchors": False,
-                   "lone_anchors": False, "calibrated": False}
+                   "lone_anchors": False, "calibrated": False, "extra_walks": None}

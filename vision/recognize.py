@@ -150,6 +150,21 @@ HAND_WALK = True
 #: without the key (one made before it) walks once; an enrolled reader as often as
 #: ``enroll-deck --hand-walks`` said.
 HAND_WALKS = 1
+#: After the walks, the extra walks (:func:`vision.handwalk.walk` once more, from every read
+#: so far: the lone anchors' grid, and a first walk's splits of three steps and opposite
+#: anchors) where this is a bar, the model's ``"extra_bar"`` or this setting: their reads
+#: make cards only at this bar or the threshold, whichever is higher, and only where the
+#: pipeline's own reads report no card (:func:`vision.merge.merge_reads`). 0: none.
+#: Each of those places, walked with the others, read ~2 points more of the held-out cards,
+#: but the cards they added misread eight times as often as the rest at 0.997
+#: (``models/cards_v7.md``, fifty-seventh session).
+EXTRA_BAR = 0.0
+#: The extra walks' places (:func:`vision.handwalk.walk`'s ``splits``, ``opposite``,
+#: ``lone``) and how many walks they take.
+EXTRA_SPLITS: tuple[int, ...] = (3,)
+EXTRA_OPPOSITE = True
+EXTRA_LONE = True
+EXTRA_WALKS = 1
 #: A frame that reports no more cards than this is checked for a mirrored picture
 #: (:meth:`Recognizer.looks_mirrored`): a mirrored index reads as almost nothing, but a few
 #: glyphs read as themselves mirrored. On `val`, `val2`, `val1080all`, `calib` and `calib2`
@@ -301,6 +316,7 @@ class Recognizer:
     walk_splits: tuple[int, ...] | None = None
     opposite_anchors: bool | None = None
     lone_anchors: bool | str | None = None
+    extra_bar: float | None = None
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None,
@@ -375,6 +391,14 @@ class Recognizer:
             raise ValueError(f"{meta_path}: lone_anchors must be true, false or "
                              f"\"calibrated\", not {lone!r}")
         self.lone_anchors = lone
+        bar = meta.get("extra_bar")
+        if bar is not None and (isinstance(bar, bool) or not isinstance(bar, (int, float))
+                                or not (bar == 0 or 0.5 <= bar <= 1.0)):
+            raise ValueError(f"{meta_path}: extra_bar must be a probability from 0.5 to 1, "
+                             f"or 0 for no extra walks, not {bar!r}")
+        #: The extra walks' bar (:data:`EXTRA_BAR`; 0: none), where the model's
+        #: ``"extra_bar"`` names one; ``None``: the module's setting.
+        self.extra_bar = None if bar is None else float(bar)
         # "burst": the threshold, and the frames that must agree, at which fused reports of
         # bursts of up to "frames" frames keep the misread rule (chosen on calibration
         # bursts); without it only single frames are calibrated
@@ -634,15 +658,28 @@ class Recognizer:
         frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0,
                              splits=self.walk_splits, opposite=self.opposite_anchors,
                              lone=self.lone_walk(table is not None), lone_look=look_grid)
+        own = len(frames)  # the reads after these are the extra walks' (extra_bar set)
+        bar = self.extra_walk_bar()
+        if bar is not None and HAND_WALK:
+            frames, probs = walk(frames, probs, look, EXTRA_WALKS, splits=EXTRA_SPLITS,
+                                 opposite=EXTRA_OPPOSITE, lone=EXTRA_LONE,
+                                 lone_look=look_grid)
         # a table's card sizes are not a hand's outline: cards are placed at them
         place = placement_scale(found, size, direct) if table is None else 1.0
         # the best class, its probability and the code mass of every candidate in three
         # numpy calls, not three a candidate (the same numbers: each row summed alike)
         best, mass = probs.max(1).tolist(), probs[:, :52].sum(1).tolist()
         rc = rank_colour_probs(probs)
-        return [_Read(c, p, m, f, place, k, q) for c, p, m, f, k, q in zip(
+        bars = [0.0] * own + [bar or 0.0] * (len(frames) - own)
+        return [_Read(c, p, m, f, place, k, q, b) for c, p, m, f, k, q, b in zip(
             probs.argmax(1).tolist(), best, mass, frames, rc.argmax(1).tolist(),
-            rc.max(1).tolist(), strict=True)], found, direct
+            rc.max(1).tolist(), bars, strict=True)], found, direct
+
+    def extra_walk_bar(self) -> float | None:
+        """The extra walks' bar (:data:`EXTRA_BAR`): the model's, else the module's; ``None``:
+        no extra walks."""
+        bar = self.extra_bar if self.extra_bar is not None else EXTRA_BAR
+        return bar or None
 
     def lone_walk(self, calibrated: bool) -> bool | None:
         """Whether reads at the frame's own card sizes (or, ``calibrated``, at a calibrated

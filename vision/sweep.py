@@ -15,7 +15,9 @@ Each model's ``.json`` (its gate) is read as by :class:`vision.recognize.Recogni
 
 A reader named ``PATH@module.NAME=VALUE`` (more settings each after another ``@``) reads with
 those pipeline settings (:mod:`vision.settings`) and is scored under that name: a pipeline
-change and the pipeline as it is, judged on the same frames in one run:
+change and the pipeline as it is, judged on the same frames in one run. A reader with extra
+walks (:data:`vision.recognize.EXTRA_BAR`) is also scored without their reads, as
+``NAME own places``: the pipeline without them, on the same frames, for no more reading:
 
     python -m vision.sweep --designs fonts-held-out-strict --frames-per-design 40 --seed 53 \\
         --out cmp53.json models/cards_v7.onnx 'models/cards_v7.onnx@proposals.CLOSE_FIRST=True'
@@ -65,6 +67,11 @@ _ALSO_CALIBRATED: list[bool] = [False]
 #: The name under which the last model's reads at its table's sizes are scored, beside its
 #: own (:func:`sweep_rendered` ``also_calibrated``).
 CALIBRATED_SUFFIX = " calibrated"
+#: The name under which a reader's reads without those of its extra walks
+#: (:data:`vision.recognize.EXTRA_BAR`) are scored, beside its own: the same frames read by
+#: the pipeline without them (their reads come after the pipeline's own, which they leave
+#: as they are), for no more reading.
+OWN_SUFFIX = " own places"
 
 
 def _init_worker(models: list[str], save: bool = False, calibrated: bool = False,
@@ -96,6 +103,10 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
             rec = _RECOGNIZERS.setdefault(m, Recognizer(path, threshold=0.5))
             reads = rec.read(img, table if _CALIBRATED[0] else None)
             out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
+            if rec.extra_walk_bar() is not None:  # and without them: the pipeline's own
+                own = [r for r in reads if not r.extra_bar]
+                out[m + OWN_SUFFIX] = name_misreads(threshold_scores(rec, own, labels),
+                                                    design, k)
     if _ALSO_CALIBRATED[0]:  # (after the loop: ``reads`` stays the last model's own, saved)
         rec = _RECOGNIZERS[_MODELS[-1]]
         with applied(_SPECS[_MODELS[-1]][1]):
@@ -156,7 +167,9 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
         for i, (n, (res, reads)) in enumerate(pool.imap_unordered(
                 _numbered, list(enumerate(jobs)), chunksize=4)):
             for m, scores in res.items():
-                for total, s in zip(totals[m], scores, strict=True):
+                # (a reader with extra walks is scored without them too: OWN_SUFFIX)
+                for total, s in zip(totals.setdefault(m, [Score() for _ in THRESHOLDS]),
+                                    scores, strict=True):
                     total.add(s)
             kept[n] = reads
             if i % 250 == 0:
@@ -165,7 +178,7 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
         pool.join()
     result = {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
               "calibrated": calibrated, "seconds": round(time.time() - t0, 1),
-              "models": {Path(m).name: _rows(totals[m]) for m in names}}
+              "models": {Path(m).name: _rows(t) for m, t in totals.items()}}
     if save_reads is not None:
         from vision.recognize import Recognizer
 

@@ -1,0 +1,169 @@
+"""The extra walks (``vision.recognize.EXTRA_BAR``): their reads come after the pipeline's
+own and are tagged with their bar; they add cards only at that bar, only where the
+pipeline's own reads report none, and leave everything the pipeline reports as it was."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import readsfile
+from vision.codes import CLASSES, FACE_DOWN_INDEX
+from vision.evaluate import labelled_images, score_frame
+from vision.merge import _Read, merge_reads
+from vision.proposals import IndexFrame
+from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
+from vision.settings import applied, parse
+from vision.sweep import OWN_SUFFIX, sweep_rendered
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+BAR = 0.9995
+EXTRA = [parse(f"recognize.EXTRA_BAR={BAR}")]
+
+
+@pytest.fixture(scope="module")
+def rec() -> Recognizer:
+    return Recognizer()
+
+
+def _key(r: _Read) -> tuple:
+    f = r.frame
+    return (r.cls, r.prob, r.code_mass, *f.point, *f.x_axis, f.width, f.height, f.direct)
+
+
+def test_the_pipelines_own_reads_come_first_unchanged(rec: Recognizer) -> None:
+    img = load_image(SAMPLES / "neoclassical_000.jpg")
+    plain = rec.read(img)
+    assert all(r.extra_bar == 0.0 for r in plain)
+    with applied(EXTRA):
+        both = rec.read(img)
+    own = [r for r in both if not r.extra_bar]
+    assert [_key(r) for r in both[:len(own)]] == [_key(r) for r in plain]
+    assert [_key(r) for r in own] == [_key(r) for r in plain]
+    extra = both[len(own):]
+    assert len(extra) > 50  # the lone anchors' grid alone is dozens of places
+    assert {r.extra_bar for r in extra} == {BAR}
+
+
+def _cards(result: dict) -> set[tuple[str, tuple[float, float]]]:
+    return {(c["code"], tuple(c["center"])) for c in result["cards"]}
+
+
+def test_recognize_adds_sure_cards_only_where_the_pipeline_reported_none(
+        rec: Recognizer) -> None:
+    right = {"plain": 0, "extra": 0}
+    wrong = {"plain": 0, "extra": 0}
+    added_at = []
+    for image, label_file in labelled_images(SAMPLES):
+        img, labels = load_image(image), json.loads(label_file.read_text())
+        plain = rec.recognize(img)
+        with applied(EXTRA):
+            more = rec.recognize(img)
+        assert _cards(plain) <= _cards(more)  # nothing the pipeline reports is changed
+        assert more["face_down"] == plain["face_down"]
+        taken = [np.array(c["center"]) for c in plain["cards"]]
+        for c in more["cards"]:
+            if (c["code"], tuple(c["center"])) in _cards(plain):
+                continue
+            width = float(np.linalg.norm(np.subtract(c["corners"][1], c["corners"][0])))
+            assert c["confidence"] >= BAR
+            assert all(np.linalg.norm(np.array(c["center"]) - t) > 0.5 * width for t in taken)
+            # a refusal under the added card is gone: the card stands in its place
+            assert all(np.linalg.norm(np.array(u["center"]) - np.array(c["center"]))
+                       > 0.5 * width for u in more["unreadable"])
+            added_at.append((image.name, c["code"]))
+        for name, result in (("plain", plain), ("extra", more)):
+            score = score_frame(result, labels)
+            right[name] += score.correct
+            wrong[name] += score.misread
+    # the hand of neoclassical_000 whose 2C the pipeline never reached
+    assert ("neoclassical_000.jpg", "2C") in added_at
+    assert right["extra"] == right["plain"] + len(added_at)
+    assert wrong["extra"] == wrong["plain"] == 0
+
+
+def _read(code: str, prob: float, point: tuple[float, float], bar: float = 0.0) -> _Read:
+    f = IndexFrame(np.array(point, float), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+                   60.0, 87.0, True)
+    cls = FACE_DOWN_INDEX if code == "back" else CLASSES.index(code)
+    return _Read(cls, prob, 1.0 if cls < 52 else 0.0, f, extra_bar=bar)
+
+
+def test_merge_holds_extra_reads_to_their_bar_and_off_the_pipelines_cards() -> None:
+    sure_extra = _read("7D", 0.9997, (400, 100), BAR)
+    # alone, at their bar: a card; under it: nothing, and no refusal of it either
+    assert [c["code"] for c in merge_reads([sure_extra], 0.997)["cards"]] == ["7D"]
+    weak = merge_reads([_read("7D", 0.9990, (400, 100), BAR)], 0.997)
+    assert weak["cards"] == []
+    # a threshold above the bar is the bar
+    assert merge_reads([sure_extra], 0.9998)["cards"] == []
+    # over a card the pipeline reports, another code: the pipeline's card stays, alone
+    own = _read("QH", 0.998, (100, 100))
+    out = merge_reads([own, _read("QD", 0.9999, (101, 101), BAR)], 0.997)
+    assert [c["code"] for c in out["cards"]] == ["QH"] and out["unreadable"] == []
+    # over a face-down card the pipeline reports: nothing added
+    back = _read("back", 0.99, (100, 100))
+    out = merge_reads([back, _read("QD", 0.9999, (101, 101), BAR)], 0.997)
+    assert out["cards"] == [] and len(out["face_down"]) == 1
+    # a refused card the extra reads make sure: one card, no refusal, the other refusal kept
+    refused = [_read("QH", 0.99, (100, 100)), _read("9C", 0.99, (400, 300))]
+    out = merge_reads([*refused, _read("QH", 0.9996, (103, 99), BAR)], 0.997)
+    assert [c["code"] for c in out["cards"]] == ["QH"]
+    assert out["unreadable"] == [{"center": [430.0, 343.5]}]
+    # without extra reads, the merge of the pipeline's own
+    assert merge_reads(refused, 0.997) == merge_reads(
+        [_read("QH", 0.99, (100, 100)), _read("9C", 0.99, (400, 300))], 0.997)
+
+
+def _copy_model(tmp_path: Path, **meta: object) -> Path:
+    for name in ("cards_v7.onnx", "gate_v2.onnx"):
+        shutil.copy(DEFAULT_MODEL.parent / name, tmp_path / name)
+    data = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    (tmp_path / "cards_v7.json").write_text(json.dumps({**data, **meta}))
+    return tmp_path / "cards_v7.onnx"
+
+
+def test_a_models_extra_bar(tmp_path: Path) -> None:
+    assert Recognizer(_copy_model(tmp_path, extra_bar=BAR)).extra_walk_bar() == BAR
+    with applied(EXTRA):  # the model's 0 says none, whatever the setting
+        assert Recognizer(_copy_model(tmp_path, extra_bar=0)).extra_walk_bar() is None
+        assert Recognizer(_copy_model(tmp_path)).extra_walk_bar() == BAR
+    assert Recognizer(_copy_model(tmp_path)).extra_walk_bar() is None
+    for bad in (1.5, 0.2, True, "0.9995", [0.9995]):
+        with pytest.raises(ValueError, match="extra_bar must be"):
+            Recognizer(_copy_model(tmp_path, extra_bar=bad))
+
+
+def test_saved_reads_keep_the_extra_bar(rec: Recognizer, tmp_path: Path) -> None:
+    reads = [_read("QH", 0.99, (100, 100)), _read("QH", 0.9996, (103, 99), BAR)]
+    rows = readsfile.pack(reads)
+    assert rows.shape == (2, readsfile.COLUMNS)
+    assert [r.extra_bar for r in readsfile.unpack(rows)] == [0.0, BAR]
+    assert merge_reads(readsfile.unpack(rows), 0.997) == merge_reads(reads, 0.997)
+    # rows saved before the column: the pipeline's own reads
+    assert [r.extra_bar for r in readsfile.unpack(rows[:, :15])] == [0.0, 0.0]
+    plain = readsfile.reader_identity(rec)
+    assert plain["extra_walks"] is None
+    with applied(EXTRA):
+        extra = readsfile.reader_identity(rec)
+    assert extra["extra_walks"]["bar"] == BAR
+    with pytest.raises(ValueError, match="another extra walks"):
+        readsfile.check_identity(plain, extra, tmp_path / "reads.npz")
+    # a file saved before the key: made without extra walks
+    readsfile.check_identity({k: v for k, v in plain.items() if k != "extra_walks"}, plain,
+                             tmp_path / "reads.npz")
+
+
+def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading() -> None:
+    plain, extra = str(DEFAULT_MODEL), f"{DEFAULT_MODEL}@recognize.EXTRA_BAR={BAR}"
+    swept = sweep_rendered([plain, extra], 2, 31, 1, designs=["proc:1:1031"])
+    models = swept["models"]
+    own = Path(extra).name + OWN_SUFFIX
+    assert set(models) == {Path(plain).name, Path(extra).name, own}
+    # the extra reader's own places read exactly what the plain reader read
+    assert models[own] == models[Path(plain).name]
+    assert models[own][0]["readable_cards"] > 0
