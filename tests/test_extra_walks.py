@@ -109,6 +109,15 @@ def test_merge_holds_extra_reads_to_their_bar_and_off_the_pipelines_cards() -> N
     back = _read("back", 0.99, (100, 100))
     out = merge_reads([back, _read("QD", 0.9999, (101, 101), BAR)], 0.997)
     assert out["cards"] == [] and len(out["face_down"]) == 1
+    # a card of the extra reads with the code of a reported card, misjudged in size (a
+    # card's index, 1.5 reported widths off): that card's other corner, not added; another
+    # code there is another card
+    small = IndexFrame(np.array([190.0, 100.0]), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+                       12.0, 17.0, True)
+    for code, kept in (("QH", ["QH"]), ("8S", ["QH", "8S"])):
+        far = _Read(CLASSES.index(code), 0.9999, 1.0, small, extra_bar=BAR)
+        out = merge_reads([_read("QH", 0.998, (100, 100)), far], 0.997)
+        assert [c["code"] for c in out["cards"]] == kept
     # a refused card the extra reads make sure: one card, no refusal, the other refusal kept
     refused = [_read("QH", 0.99, (100, 100)), _read("9C", 0.99, (400, 300))]
     out = merge_reads([*refused, _read("QH", 0.9996, (103, 99), BAR)], 0.997)

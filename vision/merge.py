@@ -111,6 +111,11 @@ FAR_CORNER_AHEAD = (-0.1, 0.5)
 #: ... and at most this many card widths away (a card's diagonal is ~1.75 widths; its size is
 #: what was misjudged). 0 turns the join off.
 FAR_CORNER_REACH = 3.2
+#: A card of the extra walks (:func:`merge_reads`) is not added within this many card widths
+#: of a card of its code that the pipeline's own reads report (the far corner's reach): it is
+#: most likely that card, misjudged in size (two identical cards of a multi-deck shoe that
+#: close lose the second).
+SAME_CODE_REACH = FAR_CORNER_REACH
 
 
 @dataclass
@@ -188,17 +193,35 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
         return merge_own(reads, thr)
     result = merge_own([r for r in reads if not r.extra_bar], thr)
     more = merge_own(reads, max(thr, max(r.extra_bar for r in extra)))
-    taken = [np.array(c["center"]) for c in result["cards"]]
-    taken += [np.array(b["center"]) for b in result["face_down"]]
-    added = [c for c in more["cards"]
-             if all(np.linalg.norm(np.array(c["center"]) - t) > 0.5 * _card_width(c)
-                    for t in taken)]
+    added = [c for c in more["cards"] if not _taken(c, result)]
     if not added:
         return result
     refused = [u for u in result["unreadable"]
                if all(np.linalg.norm(np.array(u["center"]) - np.array(c["center"]))
                       > 0.5 * _card_width(c) for c in added)]
     return {**result, "cards": result["cards"] + added, "unreadable": refused}
+
+
+def _taken(card: dict, result: dict) -> bool:
+    """Whether a card of the extra walks' merge lies where ``result`` (the pipeline's own)
+    reports a card or a face-down card: within half the larger of their widths of its centre,
+    or, a card of the same code, within
+    :data:`SAME_CODE_REACH` of that card's widths. Misjudged in size, an extra read of a
+    reported card's other corner puts its centre that far off (on development frames, four
+    of 65 cards added at 0.9995, each the size of a card's index or smaller: 0.5-1.8 widths
+    from the reported one of its code)."""
+    centre, width = np.array(card["center"]), _card_width(card)
+    for other in result["cards"]:
+        apart = float(np.linalg.norm(np.array(other["center"]) - centre))
+        other_width = _card_width(other)
+        if apart <= 0.5 * max(width, other_width) or (
+                other["code"] == card["code"] and apart <= SAME_CODE_REACH * other_width):
+            return True
+    # (a face-down card has no width: the reported cards' typical one, or this card's)
+    widths = [_card_width(c) for c in result["cards"]]
+    reach = 0.5 * max(width, float(np.median(widths)) if widths else 0.0)
+    return any(float(np.linalg.norm(np.array(b["center"]) - centre)) <= reach
+               for b in result["face_down"])
 
 
 def _card_width(card: dict) -> float:
