@@ -176,3 +176,41 @@ def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading
     # the extra reader's own places read exactly what the plain reader read
     assert models[own] == models[Path(plain).name]
     assert models[own][0]["readable_cards"] > 0
+
+
+def test_the_commands_read_with_the_extra_walks_when_asked(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    frame = str(SAMPLES / "neoclassical_000.jpg")
+    assert main(["recognize", "--json", frame]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["recognize", "--json", "--extra-walks", frame]) == 0
+    more = json.loads(capsys.readouterr().out)
+    assert _cards(more) - _cards(plain) == {("2C", (908.7, 394.3))}
+    # a bar of its own; 0: without them
+    assert main(["recognize", "--json", "--extra-bar", "0.99999", frame]) == 0
+    assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
+    assert main(["recognize", "--json", "--extra-walks", "--extra-bar", "0", frame]) == 0
+    assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
+    assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
+    base = json.loads(capsys.readouterr().out)
+    assert base["extra_walks"] is None
+    assert main(["vision-eval", "--json", "--extra-walks", str(SAMPLES)]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    assert scored["extra_walks"] == BAR
+    assert scored["correct"] == base["correct"] + 1 and scored["misread"] == base["misread"]
+    assert main(["vision-eval", "--extra-walks", str(SAMPLES)]) == 0
+    assert f"read with the extra walks: the cards only they found at {BAR}" in (
+        capsys.readouterr().out)
+
+
+def test_a_bar_out_of_range_is_refused_before_a_frame_is_read(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli import main
+
+    assert main(["recognize", "--json", "--extra-bar", "1.5",
+                 str(SAMPLES / "neoclassical_000.jpg")]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "extra_bar must be a probability from 0.5 to 1" in captured.err

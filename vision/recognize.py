@@ -12,8 +12,9 @@ candidate read as a card code is classified again at two more crop scales and th
 averaged (:meth:`Recognizer.second_look`; a model may name more scales, and then the three
 neighbouring ones that read it best count). Index corners read as cards then put more
 candidates where a hand's even pitch says a covered card's corner lies
-(:func:`vision.handwalk.hand_walk`, and their copies moved onto card edges), read alike. The
-reads are then merged into cards (:mod:`vision.merge`: reads of one card grouped, a card read
+(:func:`vision.handwalk.hand_walk`, and their copies moved onto card edges), read alike;
+where asked, one more walk looks around every hand, and the cards only it finds must reach a
+stricter bar (:data:`EXTRA_BAR`). The reads are then merged into cards (:mod:`vision.merge`: reads of one card grouped, a card read
 two ways refused, a card's confidence from its reads); a card below the operating threshold
 is reported as ``unreadable``, never guessed; so is every card of a frame without colour or a
 mirrored one, with a ``"warning"``. Every result carries the frame's ``"quality"``: the blur
@@ -159,6 +160,9 @@ HAND_WALKS = 1
 #: but the cards they added misread eight times as often as the rest at 0.997
 #: (``models/cards_v7.md``, fifty-seventh session).
 EXTRA_BAR = 0.0
+#: The bar the extra walks were measured at with the bundled reader (``--extra-walks``'s
+#: default; ``models/cards_v7.md``, fifty-eighth session).
+EXTRA_WALKS_BAR = 0.9995
 #: The extra walks' places (:func:`vision.handwalk.walk`'s ``splits``, ``opposite``,
 #: ``lone``) and how many walks they take.
 EXTRA_SPLITS: tuple[int, ...] = (3,)
@@ -309,6 +313,8 @@ class Recognizer:
     a gate the reader looks at every candidate. A refusal carries the card's rank and colour
     where they are sure at ``"rank_colour_threshold"`` (:mod:`vision.rankcolour`), or at
     ``rank_colour_threshold``; never with ``rank_colour`` False or without either.
+    ``extra_bar``: read with the extra walks at that bar (:data:`EXTRA_BAR`; 0: without),
+    whatever the model's ``"extra_bar"`` says.
     """
 
     #: (a class default too: the merge's tests make recognisers without a model)
@@ -320,7 +326,8 @@ class Recognizer:
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None,
-                 rank_colour_threshold: float | None = None, rank_colour: bool = True) -> None:
+                 rank_colour_threshold: float | None = None, rank_colour: bool = True,
+                 extra_bar: float | None = None) -> None:
         model = Path(model)
         self.threads = threads
         if threads == 1:  # one core: numpy's BLAS on it too (one_blas_thread)
@@ -391,13 +398,14 @@ class Recognizer:
             raise ValueError(f"{meta_path}: lone_anchors must be true, false or "
                              f"\"calibrated\", not {lone!r}")
         self.lone_anchors = lone
-        bar = meta.get("extra_bar")
+        bar = meta.get("extra_bar") if extra_bar is None else extra_bar
         if bar is not None and (isinstance(bar, bool) or not isinstance(bar, (int, float))
                                 or not (bar == 0 or 0.5 <= bar <= 1.0)):
-            raise ValueError(f"{meta_path}: extra_bar must be a probability from 0.5 to 1, "
-                             f"or 0 for no extra walks, not {bar!r}")
-        #: The extra walks' bar (:data:`EXTRA_BAR`; 0: none), where the model's
-        #: ``"extra_bar"`` names one; ``None``: the module's setting.
+            raise ValueError(f"{meta_path if extra_bar is None else 'extra_bar'}: extra_bar "
+                             f"must be a probability from 0.5 to 1, or 0 for no extra walks, "
+                             f"not {bar!r}")
+        #: The extra walks' bar (:data:`EXTRA_BAR`; 0: none): ``extra_bar``, else the
+        #: model's ``"extra_bar"``; ``None``: the module's setting.
         self.extra_bar = None if bar is None else float(bar)
         # "burst": the threshold, and the frames that must agree, at which fused reports of
         # bursts of up to "frames" frames keep the misread rule (chosen on calibration

@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: bundled)")
     p.add_argument("--threshold", type=float, default=None,
                    help="operating threshold (default: the model's, from its .json)")
-    add_rank_colour_options(p)
+    add_reader_options(p)
     p.add_argument("--table", type=Path, default=None, metavar="TOML",
                    help="table configuration whose [camera] calibration (four points or ArUco "
                         "markers) places each card in a layout area: adds \"spot\" to every "
@@ -112,19 +112,35 @@ def workers_option(args: argparse.Namespace) -> int:
     return args.workers or usable_cores()
 
 
-def add_rank_colour_options(p: argparse.ArgumentParser) -> None:
-    """The options of the ranks and colours refusals carry (:mod:`vision.rankcolour`)."""
+def add_reader_options(p: argparse.ArgumentParser) -> None:
+    """The reader's options: the ranks and colours refusals carry (:mod:`vision.rankcolour`)
+    and the extra walks (:data:`vision.recognize.EXTRA_BAR`)."""
     p.add_argument("--rank-colour-threshold", type=float, default=None, metavar="T",
                    help="give a refused card its rank and colour where they are sure at T "
                         "(default: the model's rank_colour_threshold, from its .json)")
     p.add_argument("--no-rank-colour", action="store_true",
                    help="refusals carry their centre alone")
+    p.add_argument("--extra-walks", action="store_true",
+                   help="after the hand walks, look once more around every hand (the lone "
+                        "corners' grid, three-step splits, opposite corners): more cards, for "
+                        "about 1.8 times a frame's time; a card only they find must be read "
+                        "at the bar they were measured at with the bundled reader "
+                        "(vision.recognize.EXTRA_WALKS_BAR) where no card or face-down card "
+                        "is reported")
+    p.add_argument("--extra-bar", type=float, default=None, metavar="BAR",
+                   help="read with the extra walks at BAR instead (0: without them, whatever "
+                        "the model's .json says)")
 
 
-def rank_colour_options(args: argparse.Namespace) -> dict:
-    """:class:`vision.recognize.Recognizer` keywords from :func:`add_rank_colour_options`'."""
+def reader_options(args: argparse.Namespace) -> dict:
+    """:class:`vision.recognize.Recognizer` keywords from :func:`add_reader_options`'."""
+    bar = args.extra_bar
+    if bar is None and args.extra_walks:
+        from vision.recognize import EXTRA_WALKS_BAR
+
+        bar = EXTRA_WALKS_BAR
     return {"rank_colour_threshold": args.rank_colour_threshold,
-            "rank_colour": not args.no_rank_colour}
+            "rank_colour": not args.no_rank_colour, "extra_bar": bar}
 
 
 def expand(paths: list[str], recursive: bool = False) -> list[Path | str]:
@@ -149,7 +165,7 @@ def _recognizer(args: argparse.Namespace):  # noqa: ANN202
 
     try:
         return Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
-                          **rank_colour_options(args))
+                          **reader_options(args))
     except (FileNotFoundError, ValueError) as exc:
         raise CommandError(str(exc)) from None
 

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from controller.cli import CommandError
 from controller.commands.recognize import (
-    add_rank_colour_options,
+    add_reader_options,
     add_workers_option,
-    rank_colour_options,
+    reader_options,
     workers_option,
 )
 
@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: bundled)")
     p.add_argument("--threshold", type=float, default=None, help="operating threshold")
-    add_rank_colour_options(p)
+    add_reader_options(p)
     p.add_argument("--burst", action="store_true",
                    help="read each NAME.jpg with its burst (NAME.b1.jpg, NAME.b2.jpg, ...: "
                         "later frames of a still camera) and score the fused reads")
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         rec = Recognizer(args.model or DEFAULT_MODEL, threshold=args.threshold,
-                         **rank_colour_options(args))
+                         **reader_options(args))
         by_design = score_by_design(args.directory, rec, progress=None if args.json else
                                     lambda it, n: tqdm(it, total=n, unit="img",
                                                        file=sys.stderr, disable=n < 4),
@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     folders = dict(sorted(by_folder.items())) if args.recursive else {}
     if args.json:
         print(json.dumps({**score.summary(), "calibrated": args.calibrated,
+                          "extra_walks": rec.extra_walk_bar(),
                           "by_design": {k: v.summary() for k, v in by_design.items()},
                           "by_image_warning": {k: by_warning[k].summary()
                                                for k in WARNING_ORDER if k in by_warning},
@@ -154,6 +155,9 @@ def run(args: argparse.Namespace) -> int:
             f"{pair}" + (f" x{n}" if n > 1 else "") for pair, n in misread_counts(score).items()))
     if args.burst:
         print("(a frame here is a burst: its reads fused, its time the whole burst's)")
+    if rec.extra_walk_bar() is not None:
+        print(f"(read with the extra walks: the cards only they found at "
+              f"{rec.extra_walk_bar()} or more)")
     _table("by design:", {(k or "(none)"): v for k, v in by_design.items()},
            len(by_design) > 1 or "" not in by_design)
     _table("by folder:", {(k if k != "." else "(top)"): v for k, v in folders.items()},
