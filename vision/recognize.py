@@ -14,14 +14,14 @@ neighbouring ones that read it best count). Index corners read as cards then put
 candidates where a hand's even pitch says a covered card's corner lies
 (:func:`vision.handwalk.hand_walk`, and their copies moved onto card edges), read alike;
 where asked, one more walk looks around every hand, and the cards only it finds must reach a
-stricter bar (:data:`EXTRA_BAR`). The reads are then merged into cards (:mod:`vision.merge`: reads of one card grouped, a card read
-two ways refused, a card's confidence from its reads); a card below the operating threshold
-is reported as ``unreadable``, never guessed; so is every card of a frame without colour or a
-mirrored one, with a ``"warning"``. Every result carries the frame's ``"quality"``: the blur
-of its card edges, its card width and the warnings they raise (:mod:`vision.quality`),
-measured on the outline the reads were made from, so the reads are the same without it.
-Several frames of a still layout can be read as one (:meth:`Recognizer.recognize_burst`,
-:mod:`vision.burst`).
+stricter bar (:data:`EXTRA_BAR`). The reads are then merged into cards (:mod:`vision.merge`:
+reads of one card grouped, a card read two ways refused, a card's confidence from its
+reads); a card below the operating threshold is reported as ``unreadable``, never guessed;
+so is every card of a frame without colour or a mirrored one, with a ``"warning"``. Every
+result carries the frame's ``"quality"``: the blur of its card edges, its card width and the
+warnings they raise (:mod:`vision.quality`), measured on the outline the reads were made
+from, so the reads are the same without it. Several frames of a still layout can be read as
+one (:meth:`Recognizer.recognize_burst`, :mod:`vision.burst`).
 
     >>> from vision.recognize import Recognizer  # doctest: +SKIP
     >>> Recognizer().recognize(cv2.imread("frame.jpg"))  # doctest: +SKIP
