@@ -125,3 +125,59 @@ def test_a_single_threaded_recogniser_keeps_numpy_s_blas_on_one_thread() -> None
     rec = Recognizer()
     assert _blas_threads(None, 0) == 1
     assert list(read_in_order(_blas_threads, range(2), rec, workers=2)) == [1, 1]
+
+
+_SLOW_START = '''
+import sys, time
+from vision.parallel import read_in_order
+
+
+class SlowState:
+    """A reading state that takes seconds to copy into a worker (as a recogniser opening
+    its models does)."""
+
+    def __init__(self):
+        self.seconds = 3
+
+    def __setstate__(self, state):
+        time.sleep(state["seconds"])
+        self.__dict__.update(state)
+
+
+def read(state, item):
+    return item
+
+
+if __name__ == "__main__":
+    print("reading", flush=True)
+    try:
+        print(list(read_in_order(read, range(4), SlowState(), workers=2)), flush=True)
+    except KeyboardInterrupt:
+        sys.exit(130)
+'''
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_ctrl_c_while_a_worker_is_still_starting_prints_no_traceback(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the whole process group) while the workers are still taking in
+    their copy of the reading state, before they could ignore it: SIGINT is held back in
+    them from their spawn until they ignore it, so none prints a traceback; the main
+    process stops."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "slow_start.py"
+    script.write_text(_SLOW_START)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path, env=env,
+                            start_new_session=True)
+    assert proc.stdout.readline() == b"reading\n"
+    time.sleep(1.5)  # the workers are spawned and still in their three seconds' copy
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode()
+    assert out == b""  # stopped: the list was never printed

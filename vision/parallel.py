@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -53,10 +54,32 @@ def _start(state: Any) -> None:
 
     # Ctrl-C reaches the terminal's whole process group: the main process stops the pool
     # (what has not started is cancelled, the frames being read finish), and a worker
-    # interrupted too would only print a traceback of its own
+    # interrupted too would only print a traceback of its own. Until here SIGINT was held
+    # back (_sigint_held: a worker takes in its copy of the state, opening its models,
+    # before this runs); one that came meanwhile is dropped as it is let through.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     cv2.setNumThreads(1)  # one core a worker: the processes are the parallelism
     _STATE[0] = state
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT held back (blocked) in this thread for the block, and one that came meanwhile
+    delivered after it. A worker spawned in the block starts with it held back (a signal
+    mask outlives fork and exec) until :func:`_start` ignores it: Ctrl-C while a worker
+    still takes in its copy of the state would otherwise print that worker's traceback."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # (Windows: no signal masks)
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _run(read: Callable[[Any, T], R], item: T) -> R:
@@ -85,7 +108,8 @@ def read_in_order(read: Callable[[Any, T], R], items: Iterable[T], state: Any,
     pending: deque[Future] = deque()
     try:
         for item in items:
-            pending.append(pool.submit(_run, read, item))
+            with _sigint_held():  # (a submit may spawn a worker)
+                pending.append(pool.submit(_run, read, item))
             if len(pending) > AHEAD_PER_WORKER * workers:
                 yield pending.popleft().result()
         while pending:
