@@ -156,9 +156,11 @@ HAND_WALKS = 1
 #: anchors) where this is a bar, the model's ``"extra_bar"`` or this setting: their reads
 #: make cards only at this bar or the threshold, whichever is higher, and only where the
 #: pipeline's own reads report no card (:func:`vision.merge.merge_reads`). 0: none.
-#: Each of those places, walked with the others, read ~2 points more of the held-out cards,
-#: but the cards they added misread eight times as often as the rest at 0.997
-#: (``models/cards_v7.md``, fifty-seventh session).
+#: Walked with the others, those places read ~3 points more of the held-out cards at 0.997,
+#: but the cards they added misread eight times as often as the rest (fifty-seventh session);
+#: held to 0.9995 here, +1.68 points on eight fresh held-out sweeps and +1.1 to +1.6 on the
+#: validation sets with the same misreads, for 1.67 times a frame's time: an option, not the
+#: default (``models/cards_v7.md``, fifty-eighth session).
 EXTRA_BAR = 0.0
 #: The bar the extra walks were measured at with the bundled reader (``--extra-walks``'s
 #: default; ``models/cards_v7.md``, fifty-eighth session).
@@ -684,8 +686,8 @@ class Recognizer:
             rc.max(1).tolist(), bars, strict=True)], found, direct
 
     def extra_walk_bar(self) -> float | None:
-        """The extra walks' bar (:data:`EXTRA_BAR`): the model's, else the module's; ``None``:
-        no extra walks."""
+        """The extra walks' bar (:data:`EXTRA_BAR`): this recogniser's (``extra_bar``, else
+        its model's ``"extra_bar"``), else the module's; ``None``: no extra walks."""
         bar = self.extra_bar if self.extra_bar is not None else EXTRA_BAR
         return bar or None
 

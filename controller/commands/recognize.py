@@ -123,7 +123,7 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--extra-walks", action="store_true",
                    help="after the hand walks, look once more around every hand (the lone "
                         "corners' grid, three-step splits, opposite corners): more cards, for "
-                        "about 1.8 times a frame's time; a card only they find must be read "
+                        "about 1.7 times a frame's time; a card only they find must be read "
                         "at the bar they were measured at with the bundled reader "
                         "(vision.recognize.EXTRA_WALKS_BAR) where no card or face-down card "
                         "is reported")
