@@ -333,15 +333,22 @@ def _new_places(walked: list[tuple[np.ndarray, IndexFrame]],
     limits = (SAME_PLACE * np.array([f.width for f in frames])) ** 2
     near = ((places[:, None] - points[None]) ** 2).sum(2) < limits
     taken = (near & (turns @ np.array([f.x_axis for f in frames]).T > 0.9)).any(1)
+    fresh = np.flatnonzero(~taken)
+    if not among:
+        return [replace(walked[k][1], point=walked[k][0], direct=False) for k in fresh]
+    # the points kept so far, their anchors' turns and squared reaches, filled as they are
+    # kept (a walk of many anchors places thousands of points, most of them on one another)
+    kept_places, kept_turns = np.empty((len(fresh), 2)), np.empty((len(fresh), 2))
+    kept_limits = np.empty(len(fresh))
     out: list[IndexFrame] = []
-    kept: list[int] = []
-    for k in np.flatnonzero(~taken):
+    for k in fresh:
         point, anchor = walked[k]
-        if kept and among:
-            close = ((places[kept] - point) ** 2).sum(1) < np.array(
-                [(SAME_PLACE * f.width) ** 2 for f in out])
-            if (close & (turns[kept] @ anchor.x_axis > 0.9)).any():
+        n = len(out)
+        if n:
+            close = ((kept_places[:n] - point) ** 2).sum(1) < kept_limits[:n]
+            if (close & (kept_turns[:n] @ anchor.x_axis > 0.9)).any():
                 continue
+        kept_places[n], kept_turns[n] = places[k], turns[k]
+        kept_limits[n] = (SAME_PLACE * anchor.width) ** 2
         out.append(replace(anchor, point=point, direct=False))
-        kept.append(k)
     return out
