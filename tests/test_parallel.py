@@ -157,7 +157,8 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.skipif(not hasattr(os, "killpg"),
+                    reason="needs POSIX process groups, to send Ctrl-C as a terminal does")
 def test_ctrl_c_while_a_worker_is_still_starting_prints_no_traceback(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the whole process group) while the workers are still taking in
     their copy of the reading state, before they could ignore it: SIGINT is held back in

@@ -193,22 +193,28 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
         return merge_own(reads, thr)
     result = merge_own([r for r in reads if not r.extra_bar], thr)
     more = merge_own(reads, max(thr, max(r.extra_bar for r in extra)))
-    added = [c for c in more["cards"] if not _taken(c, result)]
+    # (a face-down card or a refusal has no width: an added card, which may be misjudged
+    # small, reaches over them by half its width or the reported cards' median, the larger)
+    widths = [_card_width(c) for c in result["cards"]]
+    typical = float(np.median(widths)) if widths else 0.0
+    added = [c for c in more["cards"] if not _taken(c, result, typical)]
     if not added:
         return result
     refused = [u for u in result["unreadable"]
                if all(np.linalg.norm(np.array(u["center"]) - np.array(c["center"]))
-                      > _half_width(c, result) for c in added)]
+                      > 0.5 * max(_card_width(c), typical) for c in added)]
     return {**result, "cards": result["cards"] + added, "unreadable": refused}
 
 
-def _taken(card: dict, result: dict) -> bool:
+def _taken(card: dict, result: dict, typical: float) -> bool:
     """Whether a card of the extra walks' merge lies where ``result`` (the pipeline's own)
     reports a card or a face-down card: within half the larger of their widths of its
     centre, or, a card of the same code, within :data:`SAME_CODE_REACH` of that card's
-    widths. Misjudged in size, an extra read of a reported card's other corner puts its
-    centre that far off (on development frames, four of 65 cards added at 0.9995, each the
-    size of a card's index or smaller: 0.5-1.8 widths from the reported one of its code)."""
+    widths; a face-down card within half of its width or ``typical`` (the reported cards'
+    median), the larger. Misjudged in size, an extra read of a reported card's other corner
+    puts its centre that far off (on development frames, four of 65 cards added at 0.9995,
+    each the size of a card's index or smaller: 0.5-1.8 widths from the reported one of its
+    code)."""
     centre, width = np.array(card["center"]), _card_width(card)
     for other in result["cards"]:
         apart = float(np.linalg.norm(np.array(other["center"]) - centre))
@@ -216,16 +222,8 @@ def _taken(card: dict, result: dict) -> bool:
         if apart <= 0.5 * max(width, other_width) or (
                 other["code"] == card["code"] and apart <= SAME_CODE_REACH * other_width):
             return True
-    return any(float(np.linalg.norm(np.array(b["center"]) - centre)) <= _half_width(card, result)
+    return any(float(np.linalg.norm(np.array(b["center"]) - centre)) <= 0.5 * max(width, typical)
                for b in result["face_down"])
-
-
-def _half_width(card: dict, result: dict) -> float:
-    """Half a card's width, or of the median width of the cards ``result`` reports where
-    that is larger: the reach of a card (an added one may be misjudged small) over a
-    face-down card or a refusal, which have no width."""
-    widths = [_card_width(c) for c in result["cards"]]
-    return 0.5 * max(_card_width(card), float(np.median(widths)) if widths else 0.0)
 
 
 def _card_width(card: dict) -> float:
