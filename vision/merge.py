@@ -226,6 +226,30 @@ def _taken(card: dict, result: dict, typical: float) -> bool:
                for b in result["face_down"])
 
 
+def over_cards(frames: list[IndexFrame], cards: list[dict], place: float = 1.0) -> np.ndarray:
+    """Whether the card each of ``frames`` would make read on its own (its index corner's
+    card at ``place`` times the frame's size, :meth:`_Read.corners`) lies over one of
+    ``cards`` as :func:`_taken` has it: within half the larger of the two widths of that
+    card's centre. The extra walks read no such place: :func:`merge_reads` would add no card
+    there.
+
+    >>> x, y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    >>> def at(px): return IndexFrame(np.array([px, 0.0]), x, y, 60.0, 87.0, False)
+    >>> card = {"center": [30.0, 43.5], "corners": [[0, 0], [60, 0], [60, 87], [0, 87]]}
+    >>> over_cards([at(0), at(18), at(40)], [card]).tolist()
+    [True, True, False]
+    """
+    if not frames or not cards:
+        return np.zeros(len(frames), bool)
+    widths = place * np.array([f.width for f in frames])
+    centres = np.array([f.point + 0.5 * place * (f.width * f.x_axis + f.height * f.y_axis)
+                        for f in frames])
+    card_centres = np.array([c["center"] for c in cards], np.float64)
+    card_widths = np.array([_card_width(c) for c in cards])
+    apart = np.linalg.norm(centres[:, None] - card_centres[None], axis=2)
+    return (apart <= 0.5 * np.maximum(widths[:, None], card_widths[None])).any(1)
+
+
 def _card_width(card: dict) -> float:
     """A reported card's width (its first two corners apart), pixels."""
     a, b = np.array(card["corners"][:2], float)

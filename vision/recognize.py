@@ -61,7 +61,7 @@ from vision.kernels import (
     needs_exact_kernels,
     routes_convs_to_gemm,
 )
-from vision.merge import _Read, merge_reads, read_floor
+from vision.merge import _Read, merge_own, merge_reads, over_cards, read_floor
 from vision.onnxwire import WireError
 from vision.proposals import (
     IndexFrame,
@@ -171,6 +171,10 @@ EXTRA_SPLITS: tuple[int, ...] = (3,)
 EXTRA_OPPOSITE = True
 EXTRA_LONE = True
 EXTRA_WALKS = 1
+#: Whether the extra walks leave out the places whose card (read on its own) would lie over
+#: a card the pipeline's own reads report at the operating threshold
+#: (:func:`vision.merge.over_cards`): :func:`vision.merge.merge_reads` adds no card there.
+EXTRA_OFF_CARDS = True
 #: A frame that reports no more cards than this is checked for a mirrored picture
 #: (:meth:`Recognizer.looks_mirrored`): a mirrored index reads as almost nothing, but a few
 #: glyphs read as themselves mirrored. On `val`, `val2`, `val1080all`, `calib` and `calib2`
@@ -651,6 +655,8 @@ class Recognizer:
         probs = self.second_look(img, frames, probs, floor)
 
         def look_grid(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
+            if not walked:
+                return walked, np.zeros((0, len(CLASSES)), np.float32)
             # (a grid's points lie closer together than the refinement moves a copy). The
             # walks' candidates are looked at again like the proposals: read by one look
             # (and the gate's code mass at 0.3) they saved 9 % of a frame's time but made 39
@@ -668,22 +674,27 @@ class Recognizer:
         frames, probs = walk(frames, probs, look, self.hand_walks if HAND_WALK else 0,
                              splits=self.walk_splits, opposite=self.opposite_anchors,
                              lone=self.lone_walk(table is not None), lone_look=look_grid)
+        # a table's card sizes are not a hand's outline: cards are placed at them
+        place = placement_scale(found, size, direct) if table is None else 1.0
         own = len(frames)  # the reads after these are the extra walks' (extra_bar set)
         bar = self.extra_walk_bar()
         if bar is not None and HAND_WALK:
-            frames, probs = walk(frames, probs, look, EXTRA_WALKS, splits=EXTRA_SPLITS,
+            # no place is read whose card lies over a card the own reads report at the
+            # operating threshold: merge_reads would not add it (EXTRA_OFF_CARDS)
+            cards = (merge_own(_reads(frames, probs, place), self.threshold)["cards"]
+                     if EXTRA_OFF_CARDS else [])
+
+            def clear(walked: list[IndexFrame]) -> list[IndexFrame]:
+                over = over_cards(walked, cards, place)
+                return [f for f, o in zip(walked, over, strict=True) if not o]
+
+            def look_extra(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
+                return look_grid(clear(walked + refine(img, walked, grads)))
+
+            frames, probs = walk(frames, probs, look_extra, EXTRA_WALKS, splits=EXTRA_SPLITS,
                                  opposite=EXTRA_OPPOSITE, lone=EXTRA_LONE,
                                  lone_look=look_grid)
-        # a table's card sizes are not a hand's outline: cards are placed at them
-        place = placement_scale(found, size, direct) if table is None else 1.0
-        # the best class, its probability and the code mass of every candidate in three
-        # numpy calls, not three a candidate (the same numbers: each row summed alike)
-        best, mass = probs.max(1).tolist(), probs[:, :52].sum(1).tolist()
-        rc = rank_colour_probs(probs)
-        bars = [0.0] * own + [bar or 0.0] * (len(frames) - own)
-        return [_Read(c, p, m, f, place, k, q, b) for c, p, m, f, k, q, b in zip(
-            probs.argmax(1).tolist(), best, mass, frames, rc.argmax(1).tolist(),
-            rc.max(1).tolist(), bars, strict=True)], found, direct
+        return _reads(frames, probs, place, own, bar or 0.0), found, direct
 
     def extra_walk_bar(self) -> float | None:
         """The extra walks' bar (:data:`EXTRA_BAR`): this recogniser's (``extra_bar``, else
@@ -747,6 +758,21 @@ class Recognizer:
         rc = (self.rank_colour_threshold if rank_colour_threshold is None
               else rank_colour_threshold)
         return result if rc is None else with_rank_colour(result, reads, rc)
+
+
+def _reads(frames: list[IndexFrame], probs: np.ndarray, place: float, own: int | None = None,
+           bar: float = 0.0) -> list[_Read]:
+    """The reads of ``frames`` (``probs``: their class probabilities) placed at ``place``,
+    those after the first ``own`` (the extra walks') carrying ``bar``."""
+    # the best class, its probability and the code mass of every candidate in three numpy
+    # calls, not three a candidate (the same numbers: each row summed alike)
+    best, mass = probs.max(1).tolist(), probs[:, :52].sum(1).tolist()
+    rc = rank_colour_probs(probs)
+    own = len(frames) if own is None else own
+    bars = [0.0] * own + [bar] * (len(frames) - own)
+    return [_Read(c, p, m, f, place, k, q, b) for c, p, m, f, k, q, b in zip(
+        probs.argmax(1).tolist(), best, mass, frames, rc.argmax(1).tolist(),
+        rc.max(1).tolist(), bars, strict=True)]
 
 
 def placement_scale(found: Outline, size: int, looks: list[np.ndarray]) -> float:
