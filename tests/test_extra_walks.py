@@ -14,7 +14,7 @@ import pytest
 from vision import readsfile
 from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.evaluate import labelled_images, score_frame
-from vision.merge import _Read, merge_reads
+from vision.merge import _Read, merge_reads, over_cards
 from vision.proposals import IndexFrame
 from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
 from vision.settings import applied, parse
@@ -47,6 +47,29 @@ def test_the_pipelines_own_reads_come_first_unchanged(rec: Recognizer) -> None:
     extra = both[len(own):]
     assert len(extra) > 50  # the lone anchors' grid alone is dozens of places
     assert {r.extra_bar for r in extra} == {BAR}
+
+
+def test_the_extra_walks_read_no_walked_place_over_a_reported_card(rec: Recognizer) -> None:
+    # with EXTRA_OFF_CARDS off, the same places are read and then some: those left out are
+    # exactly the ones whose card would lie over a card the own reads report, and the
+    # cards come out the same (merge_reads adds none there)
+    for name in ("neoclassical_000.jpg", "tigullio_000.jpg"):
+        img = load_image(SAMPLES / name)
+        with applied(EXTRA):
+            reads = rec.read(img)
+            result = rec.recognize(img)
+        with applied([*EXTRA, parse("recognize.EXTRA_OFF_CARDS=False")]):
+            every = rec.read(img)
+            unfiltered = rec.recognize(img)
+        own = [r for r in reads if not r.extra_bar]
+        assert [_key(r) for r in own] == [_key(r) for r in every if not r.extra_bar]
+        extra = {_key(r)[3:] for r in reads if r.extra_bar}
+        left_out = [r for r in every if r.extra_bar and _key(r)[3:] not in extra]
+        assert extra <= {_key(r)[3:] for r in every if r.extra_bar}
+        assert len(left_out) > 20  # most of the walk's places: copies moved onto read cards
+        cards = merge_reads(own, rec.threshold)["cards"]
+        assert over_cards([r.frame for r in left_out], cards, own[0].place).all()
+        assert _cards(result) == _cards(unfiltered)
 
 
 def _cards(result: dict) -> set[tuple[str, tuple[float, float]]]:

@@ -161,7 +161,7 @@ class _Read:
         return np.array([f.point, f.point + x, f.point + x + y, f.point + y])
 
 
-def merge_reads(reads: list[_Read], thr: float) -> dict:
+def merge_reads(reads: list[_Read], thr: float, own: dict | None = None) -> dict:
     """Cards, face-down cards and refusals from a frame's reads
     (:meth:`vision.recognize.Recognizer.read`) at operating threshold ``thr``: those of the
     pipeline's own reads (:func:`merge_own`), and where some reads come from the extra walks
@@ -172,7 +172,8 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
     The extra walks' places add reads of cards the pipeline refused as well as of cards it
     never reached; at the operating threshold the cards they add misread several times as
     often as the rest (``models/cards_v7.md``, fifty-seventh session), so they answer to a
-    stricter bar, and never change a card the pipeline's own reads report.
+    stricter bar, and never change a card the pipeline's own reads report. ``own``: the own
+    reads' :func:`merge_own` at ``thr``, where it was made already.
 
     >>> def read(code, prob, point, bar=0.0):  # an index corner of a card 60 x 87
     ...     f = IndexFrame(np.array(point, float), np.array([1.0, 0.0]),
@@ -190,8 +191,8 @@ def merge_reads(reads: list[_Read], thr: float) -> dict:
     """
     extra = [r for r in reads if r.extra_bar]
     if not extra:
-        return merge_own(reads, thr)
-    result = merge_own([r for r in reads if not r.extra_bar], thr)
+        return own if own is not None else merge_own(reads, thr)
+    result = own if own is not None else merge_own([r for r in reads if not r.extra_bar], thr)
     more = merge_own(reads, max(thr, max(r.extra_bar for r in extra)))
     # (a face-down card or a refusal has no width: an added card, which may be misjudged
     # small, reaches over them by half its width or the reported cards' median, the larger)

@@ -548,11 +548,11 @@ class Recognizer:
             fx, fy = size[0] / img.shape[1], size[1] / img.shape[0]
             img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
             table = None if table is None else table.scaled(fx, fy)
-        reads, found, looks = self._read(img, table, self.second_look_floor())
+        reads, found, looks, own = self._read(img, table, self.second_look_floor())
         if table is not None and self.calibrated_threshold is not None:
             result = merge_reads(reads, self.calibrated_threshold)
         else:
-            result = self.merge(reads)
+            result = self.merge(reads, own=own)
         if not has_colour(img) or (result["cards"] and colour_follows_brightness(img)):
             result = refuse_codes(result)
         elif self.few_cards(reads, result) and self.looks_mirrored(img, found, looks):
@@ -638,13 +638,15 @@ class Recognizer:
 
     def _read(self, img: np.ndarray, table: TableSize | None = None,
               floor: float = SECOND_LOOK_FLOOR
-              ) -> tuple[list[_Read], Outline, list[np.ndarray]]:
-        """:meth:`read`, with the frame's outline and :meth:`_pick_size`'s first looks at its
+              ) -> tuple[list[_Read], Outline, list[np.ndarray], dict | None]:
+        """:meth:`read`, with the frame's outline, :meth:`_pick_size`'s first looks at its
         corners (for :meth:`looks_mirrored`; none with ``table``, which leaves no card size
-        to choose); ``floor``: :meth:`second_look`'s."""
+        to choose) and, where the extra walks chose their places by them, the own reads'
+        merge at the operating threshold (:func:`vision.merge.merge_own`; else ``None``);
+        ``floor``: :meth:`second_look`'s."""
         found = outline(img)
         if not found.sizes:  # no card outline: no candidate, and no gradients to make
-            return [], found, []
+            return [], found, [], None
         size, direct = self._pick_size(img, found) if table is None else (0, [])
         grads = gradients(img)
         frames = propose(img, found=found, size=size, grads=grads, table=table)
@@ -676,25 +678,27 @@ class Recognizer:
                              lone=self.lone_walk(table is not None), lone_look=look_grid)
         # a table's card sizes are not a hand's outline: cards are placed at them
         place = placement_scale(found, size, direct) if table is None else 1.0
-        own = len(frames)  # the reads after these are the extra walks' (extra_bar set)
+        reads = _reads(frames, probs, place)
         bar = self.extra_walk_bar()
-        if bar is not None and HAND_WALK:
-            # no place is read whose card lies over a card the own reads report at the
-            # operating threshold: merge_reads would not add it (EXTRA_OFF_CARDS)
-            cards = (merge_own(_reads(frames, probs, place), self.threshold)["cards"]
-                     if EXTRA_OFF_CARDS else [])
+        if bar is None or not HAND_WALK:
+            return reads, found, direct, None
+        # no place is read whose card lies over a card the own reads report at the operating
+        # threshold: merge_reads would not add it (EXTRA_OFF_CARDS); their merge is kept for
+        # recognize, which makes it again otherwise
+        mine = merge_own(reads, self.threshold) if EXTRA_OFF_CARDS else None
+        cards = mine["cards"] if mine is not None else []
 
-            def clear(walked: list[IndexFrame]) -> list[IndexFrame]:
-                over = over_cards(walked, cards, place)
-                return [f for f, o in zip(walked, over, strict=True) if not o]
+        def clear(walked: list[IndexFrame]) -> list[IndexFrame]:
+            over = over_cards(walked, cards, place)
+            return [f for f, o in zip(walked, over, strict=True) if not o]
 
-            def look_extra(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
-                return look_grid(clear(walked + refine(img, walked, grads)))
+        def look_extra(walked: list[IndexFrame]) -> tuple[list[IndexFrame], np.ndarray]:
+            return look_grid(clear(walked + refine(img, walked, grads)))
 
-            frames, probs = walk(frames, probs, look_extra, EXTRA_WALKS, splits=EXTRA_SPLITS,
-                                 opposite=EXTRA_OPPOSITE, lone=EXTRA_LONE,
-                                 lone_look=look_grid)
-        return _reads(frames, probs, place, own, bar or 0.0), found, direct
+        own = len(frames)  # the reads after these are the extra walks' (extra_bar set)
+        frames, probs = walk(frames, probs, look_extra, EXTRA_WALKS, splits=EXTRA_SPLITS,
+                             opposite=EXTRA_OPPOSITE, lone=EXTRA_LONE, lone_look=look_grid)
+        return reads + _reads(frames[own:], probs[own:], place, 0, bar), found, direct, mine
 
     def extra_walk_bar(self) -> float | None:
         """The extra walks' bar (:data:`EXTRA_BAR`): this recogniser's (``extra_bar``, else
@@ -747,14 +751,16 @@ class Recognizer:
         return max(close, key=lambda i: (counts[i], -i)), looks
 
     def merge(self, reads: list[_Read], threshold: float | None = None,
-              rank_colour_threshold: float | None = None) -> dict:
+              rank_colour_threshold: float | None = None, own: dict | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output
         (:func:`vision.merge.merge_reads` at the operating threshold, or ``threshold``); the
         refusals of cards whose rank and colour are sure at the reader's
         :attr:`rank_colour_threshold` (or ``rank_colour_threshold``) carry them
         (:func:`vision.rankcolour.with_rank_colour`); ``merge_reads`` alone gives the codes
-        without them."""
-        result = merge_reads(reads, self.threshold if threshold is None else threshold)
+        without them. ``own``: the own reads' merge at the operating threshold, where
+        :meth:`_read` made it."""
+        result = (merge_reads(reads, self.threshold, own) if threshold is None
+                  else merge_reads(reads, threshold))
         rc = (self.rank_colour_threshold if rank_colour_threshold is None
               else rank_colour_threshold)
         return result if rc is None else with_rank_colour(result, reads, rc)
