@@ -56,6 +56,16 @@ def test_a_reference_of_another_model_is_not_compared_card_by_card(tmp_path: Pat
     assert "1 difference from" in out and "model_sha256: reference 0000" in out
 
 
+def test_a_reference_read_with_other_extra_walks_is_not_compared_card_by_card(
+        tmp_path: Path, capsys) -> None:
+    def other_walks(lines: list[dict]) -> None:
+        lines[0]["extra_bar"] = 0.9
+
+    assert main(["vision-check", "--reference", str(_tampered(tmp_path, other_walks))]) == 1
+    out = capsys.readouterr().out
+    assert "1 difference from" in out and "extra_bar: reference 0.9, here" in out
+
+
 def test_a_written_reference_is_read_back_the_same(tmp_path: Path, capsys) -> None:
     ref = tmp_path / "ref.jsonl"
     assert main(["vision-check", "--write-reference", "--reference", str(ref)]) == 0

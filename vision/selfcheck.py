@@ -32,7 +32,8 @@ PIXEL_SLACK = 2.0
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 REFERENCE = SAMPLES / "reference.jsonl"
 #: What the reference's first line names, and a reader must match before its reads are compared.
-HEAD_KEYS = ("model", "model_sha256", "gate", "gate_sha256", "threshold", "rank_colour_threshold")
+HEAD_KEYS = ("model", "model_sha256", "gate", "gate_sha256", "threshold", "rank_colour_threshold",
+             "extra_bar")
 
 
 def sha256(path: Path) -> str:
@@ -161,6 +162,7 @@ def compare(want: list[dict], got: list[dict]) -> list[str]:
 def identity(rec) -> dict:  # noqa: ANN001
     """What reads the frames: the models' files and sha256, the thresholds (the calibrated
     one ``None`` where the reader reads calibrated tables at the frame's own sizes), the
+    extra walks' bar (:data:`vision.recognize.EXTRA_BAR`; ``None``: without them), the
     libraries, the CPU's int8 flags, each model's kernel check (`vision.kernels`, in
     quantisation steps) and whether the reader's deeper convolutions run on onnxruntime's
     QGEMM path here. The table records it when its camera starts, so that the record says
@@ -177,6 +179,9 @@ def identity(rec) -> dict:  # noqa: ANN001
             "gate_sha256": sha256(rec.gate_path) if rec.gate_path else None,
             "threshold": rec.threshold, "rank_colour_threshold": rec.rank_colour_threshold,
             "calibrated_threshold": rec.calibrated_threshold,
+            # the extra walks' bar (None: without them); a reference written without them
+            # has no such key, which reads as None
+            "extra_bar": rec.extra_walk_bar(),
             "environment": environment(), "kernel_steps": kernels,
             # the same arithmetic either way; which kernels ran (vision.kernels.gemm_pays)
             "model_on_qgemm": on_qgemm(rec.model_path)}
