@@ -1,6 +1,7 @@
-"""The extra walks (``vision.recognize.EXTRA_BAR``): their reads come after the pipeline's
-own and are tagged with their bar; they add cards only at that bar, only where the
-pipeline's own reads report none, and leave everything the pipeline reports as it was."""
+"""The extra walks (``vision.recognize.EXTRA_BAR``; the bundled reader's ``.json`` asks for
+them since the fifty-ninth session): their reads come after the pipeline's own and are
+tagged with their bar; they add cards only at that bar, only where the pipeline's own reads
+report none, and leave everything the pipeline reports as it was."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.evaluate import labelled_images, score_frame
 from vision.merge import _Read, merge_reads, over_cards
 from vision.proposals import IndexFrame
-from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
+from vision.recognize import DEFAULT_MODEL, EXTRA_WALKS_BAR, Recognizer, load_image
 from vision.settings import applied, parse
 from vision.sweep import OWN_SUFFIX, sweep_rendered
 
@@ -27,7 +28,14 @@ EXTRA = [parse(f"recognize.EXTRA_BAR={BAR}")]
 
 @pytest.fixture(scope="module")
 def rec() -> Recognizer:
+    """The bundled reader, as its ``.json`` asks: with the extra walks."""
     return Recognizer()
+
+
+@pytest.fixture(scope="module")
+def plain_reader() -> Recognizer:
+    """The bundled reader without the extra walks."""
+    return Recognizer(extra_bar=0)
 
 
 def _key(r: _Read) -> tuple:
@@ -35,12 +43,13 @@ def _key(r: _Read) -> tuple:
     return (r.cls, r.prob, r.code_mass, *f.point, *f.x_axis, f.width, f.height, f.direct)
 
 
-def test_the_pipelines_own_reads_come_first_unchanged(rec: Recognizer) -> None:
+def test_the_pipelines_own_reads_come_first_unchanged(rec: Recognizer,
+                                                       plain_reader: Recognizer) -> None:
+    assert rec.extra_walk_bar() == BAR == EXTRA_WALKS_BAR
+    assert plain_reader.extra_walk_bar() is None
     img = load_image(SAMPLES / "neoclassical_000.jpg")
-    plain = rec.read(img)
+    both, plain = rec.read(img), plain_reader.read(img)
     assert all(r.extra_bar == 0.0 for r in plain)
-    with applied(EXTRA):
-        both = rec.read(img)
     own = [r for r in both if not r.extra_bar]
     assert [_key(r) for r in both[:len(own)]] == [_key(r) for r in plain]
     assert [_key(r) for r in own] == [_key(r) for r in plain]
@@ -55,10 +64,8 @@ def test_the_extra_walks_read_no_walked_place_over_a_reported_card(rec: Recogniz
     # cards come out the same (merge_reads adds none there)
     for name in ("neoclassical_000.jpg", "tigullio_000.jpg"):
         img = load_image(SAMPLES / name)
-        with applied(EXTRA):
-            reads = rec.read(img)
-            result = rec.recognize(img)
-        with applied([*EXTRA, parse("recognize.EXTRA_OFF_CARDS=False")]):
+        reads, result = rec.read(img), rec.recognize(img)
+        with applied([parse("recognize.EXTRA_OFF_CARDS=False")]):
             every = rec.read(img)
             unfiltered = rec.recognize(img)
         own = [r for r in reads if not r.extra_bar]
@@ -77,15 +84,13 @@ def _cards(result: dict) -> set[tuple[str, tuple[float, float]]]:
 
 
 def test_recognize_adds_sure_cards_only_where_the_pipeline_reported_none(
-        rec: Recognizer) -> None:
+        rec: Recognizer, plain_reader: Recognizer) -> None:
     right = {"plain": 0, "extra": 0}
     wrong = {"plain": 0, "extra": 0}
     added_at = []
     for image, label_file in labelled_images(SAMPLES):
         img, labels = load_image(image), json.loads(label_file.read_text())
-        plain = rec.recognize(img)
-        with applied(EXTRA):
-            more = rec.recognize(img)
+        plain, more = plain_reader.recognize(img), rec.recognize(img)
         assert _cards(plain) <= _cards(more)  # nothing the pipeline reports is changed
         assert more["face_down"] == plain["face_down"]
         taken = [np.array(c["center"]) for c in plain["cards"]]
@@ -151,26 +156,32 @@ def test_merge_holds_extra_reads_to_their_bar_and_off_the_pipelines_cards() -> N
         [_read("QH", 0.99, (100, 100)), _read("9C", 0.99, (400, 300))], 0.997)
 
 
-def _copy_model(tmp_path: Path, **meta: object) -> Path:
-    for name in ("cards_v7.onnx", "gate_v2.onnx"):
-        shutil.copy(DEFAULT_MODEL.parent / name, tmp_path / name)
-    data = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
-    (tmp_path / "cards_v7.json").write_text(json.dumps({**data, **meta}))
-    return tmp_path / "cards_v7.onnx"
+def _copy_model(tmp_path: Path, name: str = "cards_v7", **meta: object) -> Path:
+    """The bundled models copied, the reader as ``name``, its ``.json`` updated by ``meta``
+    (a key given ``None`` left out)."""
+    for model in ("cards_v7.onnx", "gate_v2.onnx"):
+        shutil.copy(DEFAULT_MODEL.parent / model, tmp_path / model)
+    shutil.copy(DEFAULT_MODEL, tmp_path / f"{name}.onnx")
+    data = {**json.loads(DEFAULT_MODEL.with_suffix(".json").read_text()), **meta}
+    (tmp_path / f"{name}.json").write_text(json.dumps(
+        {k: v for k, v in data.items() if v is not None}))
+    return tmp_path / f"{name}.onnx"
 
 
 def test_a_models_extra_bar(tmp_path: Path) -> None:
-    assert Recognizer(_copy_model(tmp_path, extra_bar=BAR)).extra_walk_bar() == BAR
+    assert Recognizer(_copy_model(tmp_path, extra_bar=0.9999)).extra_walk_bar() == 0.9999
     with applied(EXTRA):  # the model's 0 says none, whatever the setting
         assert Recognizer(_copy_model(tmp_path, extra_bar=0)).extra_walk_bar() is None
-        assert Recognizer(_copy_model(tmp_path)).extra_walk_bar() == BAR
-    assert Recognizer(_copy_model(tmp_path)).extra_walk_bar() is None
+        assert Recognizer(_copy_model(tmp_path, extra_bar=None)).extra_walk_bar() == BAR
+    # a model without the key reads as the setting says (by default without them)
+    assert Recognizer(_copy_model(tmp_path, extra_bar=None)).extra_walk_bar() is None
     for bad in (1.5, 0.2, True, "0.9995", [0.9995]):
         with pytest.raises(ValueError, match="extra_bar must be"):
             Recognizer(_copy_model(tmp_path, extra_bar=bad))
 
 
-def test_saved_reads_keep_the_extra_bar(rec: Recognizer, tmp_path: Path) -> None:
+def test_saved_reads_keep_the_extra_bar(rec: Recognizer, plain_reader: Recognizer,
+                                        tmp_path: Path) -> None:
     reads = [_read("QH", 0.99, (100, 100)), _read("QH", 0.9996, (103, 99), BAR)]
     rows = readsfile.pack(reads)
     assert rows.shape == (2, readsfile.COLUMNS)
@@ -178,10 +189,9 @@ def test_saved_reads_keep_the_extra_bar(rec: Recognizer, tmp_path: Path) -> None
     assert merge_reads(readsfile.unpack(rows), 0.997) == merge_reads(reads, 0.997)
     # rows saved before the column: the pipeline's own reads
     assert [r.extra_bar for r in readsfile.unpack(rows[:, :15])] == [0.0, 0.0]
-    plain = readsfile.reader_identity(rec)
+    plain = readsfile.reader_identity(plain_reader)
     assert plain["extra_walks"] is None
-    with applied(EXTRA):
-        extra = readsfile.reader_identity(rec)
+    extra = readsfile.reader_identity(rec)
     assert extra["extra_walks"]["bar"] == BAR
     with pytest.raises(ValueError, match="another extra walks"):
         readsfile.check_identity(plain, extra, tmp_path / "reads.npz")
@@ -190,8 +200,9 @@ def test_saved_reads_keep_the_extra_bar(rec: Recognizer, tmp_path: Path) -> None
                              tmp_path / "reads.npz")
 
 
-def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading() -> None:
-    plain, extra = str(DEFAULT_MODEL), f"{DEFAULT_MODEL}@recognize.EXTRA_BAR={BAR}"
+def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading(
+        tmp_path: Path) -> None:
+    plain, extra = str(_copy_model(tmp_path, "plain", extra_bar=0)), str(DEFAULT_MODEL)
     swept = sweep_rendered([plain, extra], 2, 31, 1, designs=["proc:1:1031"])
     models = swept["models"]
     own = Path(extra).name + OWN_SUFFIX
@@ -201,31 +212,38 @@ def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading
     assert models[own][0]["readable_cards"] > 0
 
 
-def test_the_commands_read_with_the_extra_walks_when_asked(
+def test_the_commands_read_with_the_extra_walks_unless_told_not_to(
         capsys: pytest.CaptureFixture[str]) -> None:
     from controller.cli import main
 
     frame = str(SAMPLES / "neoclassical_000.jpg")
-    assert main(["recognize", "--json", frame]) == 0
+    assert main(["recognize", "--json", "--no-extra-walks", frame]) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert main(["recognize", "--json", "--extra-walks", frame]) == 0
+    assert main(["recognize", "--json", frame]) == 0
     more = json.loads(capsys.readouterr().out)
     assert _cards(more) - _cards(plain) == {("2C", (908.7, 394.3))}
+    assert main(["recognize", "--json", "--extra-walks", frame]) == 0
+    assert _cards(json.loads(capsys.readouterr().out)) == _cards(more)
     # a bar of its own; 0: without them
     assert main(["recognize", "--json", "--extra-bar", "0.99999", frame]) == 0
     assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
     assert main(["recognize", "--json", "--extra-walks", "--extra-bar", "0", frame]) == 0
     assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
-    assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
+    assert main(["vision-eval", "--json", "--no-extra-walks", str(SAMPLES)]) == 0
     base = json.loads(capsys.readouterr().out)
     assert base["extra_walks"] is None
-    assert main(["vision-eval", "--json", "--extra-walks", str(SAMPLES)]) == 0
+    assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert scored["extra_walks"] == BAR
     assert scored["correct"] == base["correct"] + 1 and scored["misread"] == base["misread"]
-    assert main(["vision-eval", "--extra-walks", str(SAMPLES)]) == 0
+    assert main(["vision-eval", str(SAMPLES)]) == 0
     assert f"read with the extra walks: the cards only they found at {BAR}" in (
         capsys.readouterr().out)
+    # told both ways: refused before a frame is read
+    assert main(["recognize", "--json", "--no-extra-walks", "--extra-walks", frame]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "--no-extra-walks reads without the extra walks" in (
+        captured.err)
 
 
 def test_a_bar_out_of_range_is_refused_before_a_frame_is_read(
