@@ -209,7 +209,7 @@ def test_the_mirror_check_reuses_the_reads_outline_and_looks(recognizer: Recogni
         return real_outline(f)
 
     for img in (cv2.flip(frame, 1), frame):
-        reads, found, looks = recognizer._read(img)
+        reads, found, looks, _ = recognizer._read(img)
         assert [(r.cls, r.prob) for r in reads] == [(r.cls, r.prob) for r in recognizer.read(img)]
         traced.clear()
         monkeypatch.setattr(rec_mod, "outline", tracing)
@@ -220,4 +220,4 @@ def test_the_mirror_check_reuses_the_reads_outline_and_looks(recognizer: Recogni
         # from scratch the frame itself is traced too, unless the flipped one decided alone
         assert len(traced) == 2 or not reused
         monkeypatch.setattr(rec_mod, "outline", real_outline)
-    assert recognizer.looks_mirrored(cv2.flip(frame, 1), *recognizer._read(cv2.flip(frame, 1))[1:])
+    assert recognizer.looks_mirrored(cv2.flip(frame, 1), *recognizer._read(cv2.flip(frame, 1))[1:3])

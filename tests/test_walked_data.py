@@ -59,10 +59,19 @@ def test_crops_are_the_places_the_reader_reads(tmp_path, spec) -> None:
 
 def test_lone_anchors_add_places_the_proposals_do_not_make(tmp_path) -> None:
     """The reason for the option: a walk's places (here the lone anchors' grid) are places
-    the bundled pipeline does not read, and the proposals' crops of the plain data never
-    hold: the same scenes read so are read at more places."""
-    *_, plain = _expected_code_crops(5, 2, str(DEFAULT_MODEL))
-    *_, walked = _expected_code_crops(5, 2, f"{DEFAULT_MODEL}@handwalk.LONE_ANCHORS=True")
+    the pipeline without its extra walks does not read, and the proposals' crops of the
+    plain data never hold: the same scenes read so are read at more places."""
+    import json
+    import shutil
+
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    for name in (DEFAULT_MODEL.name, meta["gate"]):
+        shutil.copy(DEFAULT_MODEL.parent / name, tmp_path / name)
+    (tmp_path / DEFAULT_MODEL.with_suffix(".json").name).write_text(
+        json.dumps({**meta, "extra_bar": 0}))
+    model = tmp_path / DEFAULT_MODEL.name
+    *_, plain = _expected_code_crops(5, 2, str(model))
+    *_, walked = _expected_code_crops(5, 2, f"{model}@handwalk.LONE_ANCHORS=True")
     assert walked > plain
 
 

@@ -205,12 +205,15 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
     (``paths``, summed), scored with the merge as it is now (:mod:`vision.readsfile`); with
     ``designs`` (a :func:`vision.dataset.design_list` spec, expanded with each file's seed)
     only the frames of those designs, counted in ``"frames"``; ``calibrated``: reads saved
-    by a calibrated sweep (refused otherwise, and the other way round)."""
+    by a calibrated sweep (refused otherwise, and the other way round). A reader with extra
+    walks is scored without them too, as the sweep does (:data:`OWN_SUFFIX`)."""
     from vision.recognize import Recognizer
 
     rec = Recognizer(model, threshold=0.5)
     identity = readsfile.reader_identity(rec, calibrated)
     totals = [Score() for _ in THRESHOLDS]
+    extra = rec.extra_walk_bar() is not None
+    own_totals = [Score() for _ in THRESHOLDS]
     metas = []
     kept = 0
     t0 = time.time()
@@ -224,9 +227,14 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
             if wanted is not None and design not in wanted:
                 continue
             kept += 1
-            scores = threshold_scores(rec, readsfile.unpack(packed), labels)
-            for total, s in zip(totals, name_misreads(scores, design, k), strict=True):
-                total.add(s)
+            reads = readsfile.unpack(packed)
+            parts = [(totals, reads)]
+            if extra:  # and without them: the pipeline's own reads
+                parts.append((own_totals, [r for r in reads if not r.extra_bar]))
+            for sums, scored in parts:
+                scores = threshold_scores(rec, scored, labels)
+                for total, s in zip(sums, name_misreads(scores, design, k), strict=True):
+                    total.add(s)
     if designs is not None and not kept:
         raise ValueError(f"no frame of the designs {designs!r} in these reads")
     return {"frames": kept, "calibrated": calibrated,
@@ -234,7 +242,8 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
             "frames_per_design": metas[0]["frames_per_design"] if len(metas) == 1 else None,
             "seed": metas[0]["seed"] if len(metas) == 1 else [m["seed"] for m in metas],
             "seconds": round(time.time() - t0, 1), "from_reads": [Path(p).name for p in paths],
-            "models": {Path(model).name: _rows(totals)}}
+            "models": {Path(model).name: _rows(totals),
+                       **({Path(model).name + OWN_SUFFIX: _rows(own_totals)} if extra else {})}}
 
 
 def main(argv: list[str] | None = None) -> int:
