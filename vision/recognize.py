@@ -13,8 +13,9 @@ averaged (:meth:`Recognizer.second_look`; a model may name more scales, and then
 neighbouring ones that read it best count). Index corners read as cards then put more
 candidates where a hand's even pitch says a covered card's corner lies
 (:func:`vision.handwalk.hand_walk`, and their copies moved onto card edges), read alike;
-where asked, one more walk looks around every hand, and the cards only it finds must reach a
-stricter bar (:data:`EXTRA_BAR`). The reads are then merged into cards (:mod:`vision.merge`:
+where the model asks (the bundled one does), one more walk looks around every hand, away from
+the cards already reported, and the cards only it finds must reach a stricter bar
+(:data:`EXTRA_BAR`). The reads are then merged into cards (:mod:`vision.merge`:
 reads of one card grouped, a card read two ways refused, a card's confidence from its
 reads); a card below the operating threshold is reported as ``unreadable``, never guessed;
 so is every card of a frame without colour or a mirrored one, with a ``"warning"``. Every
@@ -159,11 +160,15 @@ HAND_WALKS = 1
 #: Walked with the others, those places read ~3 points more of the held-out cards at 0.997,
 #: but the cards they added misread eight times as often as the rest (fifty-seventh session);
 #: held to 0.9995 here, +1.68 points on eight fresh held-out sweeps and +1.1 to +1.6 on the
-#: validation sets with the same misreads, for 1.67 times a frame's time: an option, not the
-#: default (``models/cards_v7.md``, fifty-eighth session).
+#: validation sets with the same misreads, for 1.67 times a frame's time: an option
+#: (fifty-eighth session). Reading none of their walked places over a reported card
+#: (:data:`EXTRA_OFF_CARDS`) made them 1.30 times a frame's time for +1.00 points on eight more
+#: fresh sweeps, and the bundled reader's ``.json`` asks for them at 0.9995 since the
+#: fifty-ninth session (``models/cards_v7.md``). This setting is for a model without the key.
 EXTRA_BAR = 0.0
-#: The bar the extra walks were measured at with the bundled reader (``--extra-walks``'s
-#: default; ``models/cards_v7.md``, fifty-eighth session).
+#: The bar the extra walks were measured at with the bundled reader (its ``.json``'s
+#: ``"extra_bar"`` and ``--extra-walks``'s default; ``models/cards_v7.md``, fifty-eighth and
+#: fifty-ninth sessions).
 EXTRA_WALKS_BAR = 0.9995
 #: The extra walks' places (:func:`vision.handwalk.walk`'s ``splits``, ``opposite``,
 #: ``lone``) and how many walks they take.
@@ -171,9 +176,15 @@ EXTRA_SPLITS: tuple[int, ...] = (3,)
 EXTRA_OPPOSITE = True
 EXTRA_LONE = True
 EXTRA_WALKS = 1
-#: Whether the extra walks leave out the places whose card (read on its own) would lie over
-#: a card the pipeline's own reads report at the operating threshold
-#: (:func:`vision.merge.over_cards`): :func:`vision.merge.merge_reads` adds no card there.
+#: Whether the extra walks leave out the walked places (and their copies moved onto card
+#: edges) whose card, read on its own, would lie over a card the pipeline's own reads report
+#: at the operating threshold (:func:`vision.merge.over_cards`): :func:`vision.merge.merge_reads`
+#: adds no card there. Most of those places were copies moved onto the edges of the cards
+#: already read. On 320 development frames the walk's reader crops went from 79 to 10 a frame
+#: and one card of 67 added was lost; the lone anchors' grid is read whole, as a grid point
+#: over a reported card may read a covered one and anchor its hand (sample neoclassical_000's
+#: 2C is found so). Measured whatever threshold a sweep scores: the places are chosen by the
+#: operating threshold's cards (``models/cards_v7.md``, fifty-ninth session).
 EXTRA_OFF_CARDS = True
 #: A frame that reports no more cards than this is checked for a mirrored picture
 #: (:meth:`Recognizer.looks_mirrored`): a mirrored index reads as almost nothing, but a few
