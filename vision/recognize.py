@@ -183,8 +183,9 @@ EXTRA_WALKS = 1
 #: already read. On 320 development frames the walk's reader crops went from 79 to 10 a frame
 #: and one card of 67 added was lost; the lone anchors' grid is read whole, as a grid point
 #: over a reported card may read a covered one and anchor its hand (sample neoclassical_000's
-#: 2C is found so). Measured whatever threshold a sweep scores: the places are chosen by the
-#: operating threshold's cards (``models/cards_v7.md``, fifty-ninth session).
+#: 2C is found so). The places are chosen by the cards reported at the model's own
+#: threshold (:attr:`Recognizer.model_threshold`), whatever threshold a sweep scores or a
+#: reader is given (``models/cards_v7.md``, fifty-ninth session).
 EXTRA_OFF_CARDS = True
 #: A frame that reports no more cards than this is checked for a mirrored picture
 #: (:meth:`Recognizer.looks_mirrored`): a mirrored index reads as almost nothing, but a few
@@ -356,6 +357,11 @@ class Recognizer:
             raise ValueError(f"{model}: class list does not match vision.codes.CLASSES")
         self.threshold = float(threshold if threshold is not None
                                else meta.get("threshold", 0.9))
+        #: The model's own operating threshold, whatever ``threshold`` says: the extra walks
+        #: choose their places by the cards reported at it (:data:`EXTRA_OFF_CARDS`), so that
+        #: a sweep, which reads at a threshold of 0.5 to score every one, reads them as
+        #: :meth:`recognize` does.
+        self.model_threshold = float(meta.get("threshold", 0.9))
         #: The threshold the rule picked on the training designs alone (``vision.calibrate``
         #: ``--unseen-sweep``; the operating one holds on designs the reader never saw too)
         self.seen_threshold = float(meta.get("seen_threshold", self.threshold))
@@ -653,7 +659,8 @@ class Recognizer:
         """:meth:`read`, with the frame's outline, :meth:`_pick_size`'s first looks at its
         corners (for :meth:`looks_mirrored`; none with ``table``, which leaves no card size
         to choose) and, where the extra walks chose their places by them, the own reads'
-        merge at the operating threshold (:func:`vision.merge.merge_own`; else ``None``);
+        merge at the operating threshold (:func:`vision.merge.merge_own`; ``None`` where
+        there are no extra walks or the threshold is not the model's);
         ``floor``: :meth:`second_look`'s."""
         found = outline(img)
         if not found.sizes:  # no card outline: no candidate, and no gradients to make
@@ -693,11 +700,13 @@ class Recognizer:
         bar = self.extra_walk_bar()
         if bar is None or not HAND_WALK:
             return reads, found, direct, None
-        # no place is read whose card lies over a card the own reads report at the operating
-        # threshold: merge_reads would not add it (EXTRA_OFF_CARDS); their merge is kept for
-        # recognize, which makes it again otherwise
-        mine = merge_own(reads, self.threshold) if EXTRA_OFF_CARDS else None
+        # no place is read whose card lies over a card the own reads report at the model's
+        # operating threshold: merge_reads would not add it there (EXTRA_OFF_CARDS); their
+        # merge is kept for recognize, which makes it again otherwise
+        mine = merge_own(reads, self.model_threshold) if EXTRA_OFF_CARDS else None
         cards = mine["cards"] if mine is not None else []
+        if self.threshold != self.model_threshold:
+            mine = None  # (not the merge recognize makes)
 
         def clear(walked: list[IndexFrame]) -> list[IndexFrame]:
             over = over_cards(walked, cards, place)
