@@ -79,6 +79,16 @@ def test_the_extra_walks_read_no_walked_place_over_a_reported_card(rec: Recogniz
         assert _cards(result) == _cards(unfiltered)
 
 
+def test_a_reader_at_another_threshold_walks_the_same_places(rec: Recognizer) -> None:
+    # a sweep reads at 0.5 to score every threshold: its extra walks must leave out the
+    # places over the cards reported at the model's threshold, as recognize's do (at 0.5
+    # they left out more)
+    img = load_image(SAMPLES / "tigullio_000.jpg")
+    swept = Recognizer(threshold=0.5)
+    assert swept.model_threshold == rec.model_threshold == rec.threshold != swept.threshold
+    assert [_key(r) for r in swept.read(img)] == [_key(r) for r in rec.read(img)]
+
+
 def _cards(result: dict) -> set[tuple[str, tuple[float, float]]]:
     return {(c["code"], tuple(c["center"])) for c in result["cards"]}
 
