@@ -202,7 +202,9 @@ def test_saved_reads_keep_the_extra_bar(rec: Recognizer, plain_reader: Recognize
     plain = readsfile.reader_identity(plain_reader)
     assert plain["extra_walks"] is None
     extra = readsfile.reader_identity(rec)
-    assert extra["extra_walks"]["bar"] == BAR
+    assert extra["extra_walks"]["bar"] == BAR and extra["extra_walks"]["off_cards"] == 0.997
+    with applied([parse("recognize.EXTRA_OFF_CARDS=False")]):  # other places: other reads
+        assert readsfile.reader_identity(rec)["extra_walks"]["off_cards"] is None
     with pytest.raises(ValueError, match="another extra walks"):
         readsfile.check_identity(plain, extra, tmp_path / "reads.npz")
     # a file saved before the key: made without extra walks

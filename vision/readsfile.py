@@ -84,14 +84,16 @@ def reader_identity(rec, calibrated: bool = False) -> dict:  # noqa: ANN001
 
 def extra_walks(rec) -> dict | None:  # noqa: ANN001
     """The extra walks ``rec`` reads with (:data:`vision.recognize.EXTRA_BAR`): their bar and
-    places, or ``None`` for none."""
+    places (``"off_cards"``: the threshold whose reported cards they keep off,
+    :data:`vision.recognize.EXTRA_OFF_CARDS`), or ``None`` for none."""
     from vision import recognize
 
     bar = rec.extra_walk_bar()
     if bar is None:
         return None
     return {"bar": bar, "walks": recognize.EXTRA_WALKS, "splits": list(recognize.EXTRA_SPLITS),
-            "opposite_anchors": recognize.EXTRA_OPPOSITE, "lone_anchors": recognize.EXTRA_LONE}
+            "opposite_anchors": recognize.EXTRA_OPPOSITE, "lone_anchors": recognize.EXTRA_LONE,
+            "off_cards": rec.model_threshold if recognize.EXTRA_OFF_CARDS else None}
 
 
 def save(path: Path, frames: list[tuple[np.ndarray, dict]], meta: dict) -> None:
