@@ -1,7 +1,7 @@
-"""The extra walks (``vision.recognize.EXTRA_BAR``; the bundled reader's ``.json`` asks for
-them since the fifty-ninth session): their reads come after the pipeline's own and are
-tagged with their bar; they add cards only at that bar, only where the pipeline's own reads
-report none, and leave everything the pipeline reports as it was."""
+"""The extra walks (``vision.recognize.EXTRA_BAR``; an option, ``--extra-walks``): their
+reads come after the pipeline's own and are tagged with their bar; they add cards only at
+that bar, only where the pipeline's own reads report none, and leave everything the pipeline
+reports as it was."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ EXTRA = [parse(f"recognize.EXTRA_BAR={BAR}")]
 
 @pytest.fixture(scope="module")
 def rec() -> Recognizer:
-    """The bundled reader, as its ``.json`` asks: with the extra walks."""
-    return Recognizer()
+    """The bundled reader with the extra walks."""
+    return Recognizer(extra_bar=BAR)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_a_reader_at_another_threshold_walks_the_same_places(rec: Recognizer) ->
     # places over the cards reported at the model's threshold, as recognize's do (at 0.5
     # they left out more)
     img = load_image(SAMPLES / "tigullio_000.jpg")
-    swept = Recognizer(threshold=0.5)
+    swept = Recognizer(threshold=0.5, extra_bar=BAR)
     assert swept.model_threshold == rec.model_threshold == rec.threshold != swept.threshold
     assert [_key(r) for r in swept.read(img)] == [_key(r) for r in rec.read(img)]
 
@@ -214,7 +214,7 @@ def test_saved_reads_keep_the_extra_bar(rec: Recognizer, plain_reader: Recognize
 
 def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading(
         tmp_path: Path) -> None:
-    plain, extra = str(_copy_model(tmp_path, "plain", extra_bar=0)), str(DEFAULT_MODEL)
+    plain, extra = str(DEFAULT_MODEL), f"{DEFAULT_MODEL}@recognize.EXTRA_BAR={BAR}"
     swept = sweep_rendered([plain, extra], 2, 31, 1, designs=["proc:1:1031"])
     models = swept["models"]
     own = Path(extra).name + OWN_SUFFIX
@@ -224,31 +224,31 @@ def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading
     assert models[own][0]["readable_cards"] > 0
 
 
-def test_the_commands_read_with_the_extra_walks_unless_told_not_to(
+def test_the_commands_read_with_the_extra_walks_when_asked(
         capsys: pytest.CaptureFixture[str]) -> None:
     from controller.cli import main
 
     frame = str(SAMPLES / "neoclassical_000.jpg")
-    assert main(["recognize", "--json", "--no-extra-walks", frame]) == 0
-    plain = json.loads(capsys.readouterr().out)
     assert main(["recognize", "--json", frame]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["recognize", "--json", "--extra-walks", frame]) == 0
     more = json.loads(capsys.readouterr().out)
     assert _cards(more) - _cards(plain) == {("2C", (908.7, 394.3))}
-    assert main(["recognize", "--json", "--extra-walks", frame]) == 0
-    assert _cards(json.loads(capsys.readouterr().out)) == _cards(more)
+    assert main(["recognize", "--json", "--no-extra-walks", frame]) == 0
+    assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
     # a bar of its own; 0: without them
     assert main(["recognize", "--json", "--extra-bar", "0.99999", frame]) == 0
     assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
     assert main(["recognize", "--json", "--extra-walks", "--extra-bar", "0", frame]) == 0
     assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
-    assert main(["vision-eval", "--json", "--no-extra-walks", str(SAMPLES)]) == 0
+    assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
     base = json.loads(capsys.readouterr().out)
     assert base["extra_walks"] is None
-    assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
+    assert main(["vision-eval", "--json", "--extra-walks", str(SAMPLES)]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert scored["extra_walks"] == BAR
     assert scored["correct"] == base["correct"] + 1 and scored["misread"] == base["misread"]
-    assert main(["vision-eval", str(SAMPLES)]) == 0
+    assert main(["vision-eval", "--extra-walks", str(SAMPLES)]) == 0
     assert f"read with the extra walks: the cards only they found at {BAR}" in (
         capsys.readouterr().out)
     # told both ways: refused before a frame is read
