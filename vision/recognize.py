@@ -719,7 +719,7 @@ class Recognizer:
         own = len(frames)  # the reads after these are the extra walks' (extra_bar set)
         frames, probs = walk(frames, probs, look_extra, EXTRA_WALKS, splits=EXTRA_SPLITS,
                              opposite=EXTRA_OPPOSITE, lone=EXTRA_LONE, lone_look=look_grid)
-        return reads + _reads(frames[own:], probs[own:], place, 0, bar), found, direct, mine
+        return reads + _reads(frames[own:], probs[own:], place, bar), found, direct, mine
 
     def extra_walk_bar(self) -> float | None:
         """The extra walks' bar (:data:`EXTRA_BAR`): this recogniser's (``extra_bar``, else
@@ -787,19 +787,17 @@ class Recognizer:
         return result if rc is None else with_rank_colour(result, reads, rc)
 
 
-def _reads(frames: list[IndexFrame], probs: np.ndarray, place: float, own: int | None = None,
+def _reads(frames: list[IndexFrame], probs: np.ndarray, place: float,
            bar: float = 0.0) -> list[_Read]:
     """The reads of ``frames`` (``probs``: their class probabilities) placed at ``place``,
-    those after the first ``own`` (the extra walks') carrying ``bar``."""
+    each carrying ``bar`` (the extra walks'; 0: the pipeline's own)."""
     # the best class, its probability and the code mass of every candidate in three numpy
     # calls, not three a candidate (the same numbers: each row summed alike)
     best, mass = probs.max(1).tolist(), probs[:, :52].sum(1).tolist()
     rc = rank_colour_probs(probs)
-    own = len(frames) if own is None else own
-    bars = [0.0] * own + [bar] * (len(frames) - own)
-    return [_Read(c, p, m, f, place, k, q, b) for c, p, m, f, k, q, b in zip(
+    return [_Read(c, p, m, f, place, k, q, bar) for c, p, m, f, k, q in zip(
         probs.argmax(1).tolist(), best, mass, frames, rc.argmax(1).tolist(),
-        rc.max(1).tolist(), bars, strict=True)]
+        rc.max(1).tolist(), strict=True)]
 
 
 def placement_scale(found: Outline, size: int, looks: list[np.ndarray]) -> float:
