@@ -19,7 +19,7 @@ from vision.merge import _Read, merge_reads, over_cards
 from vision.proposals import IndexFrame
 from vision.recognize import DEFAULT_MODEL, EXTRA_WALKS_BAR, Recognizer, load_image
 from vision.settings import applied, parse
-from vision.sweep import OWN_SUFFIX, sweep_rendered
+from vision.sweep import OWN_SUFFIX, sweep_reads, sweep_rendered
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 BAR = 0.9995
@@ -222,6 +222,29 @@ def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading
     # the extra reader's own places read exactly what the plain reader read
     assert models[own] == models[Path(plain).name]
     assert models[own][0]["readable_cards"] > 0
+
+
+def test_reads_saved_at_one_bar_are_scored_at_the_readers_bar(tmp_path: Path) -> None:
+    """The extra walks' bar decides which of their cards the merge keeps, not what is read:
+    a sweep's reads saved with the extra walks at one bar, scored from the file by a reader
+    whose ``.json`` names another, are that reader's own sweep of the same frames (how the
+    sixtieth session judged several bars from one set of sweeps)."""
+    (tmp_path / "low").mkdir()
+    (tmp_path / "high").mkdir()
+    low = _copy_model(tmp_path / "low", extra_bar=0.5)
+    high = _copy_model(tmp_path / "high", extra_bar=0.9999)
+    designs = ["proc:1:1031"]
+    path = tmp_path / "reads.npz"
+    saved = sweep_rendered([str(low)], 2, 31, 1, designs=designs, save_reads=path)
+    direct = sweep_rendered([str(high)], 2, 31, 1, designs=designs)
+    name = low.name
+    assert saved["models"][name] != direct["models"][name]  # the bar does change cards
+    assert saved["models"][name + OWN_SUFFIX] == direct["models"][name + OWN_SUFFIX]
+    assert sweep_reads(str(high), [path])["models"] == direct["models"]
+    assert sweep_reads(str(low), [path])["models"] == saved["models"]
+    # without extra walks the reads are still another reader's
+    with pytest.raises(ValueError, match="another extra walks"):
+        sweep_reads(str(_copy_model(tmp_path, extra_bar=0)), [path])
 
 
 def test_the_commands_read_with_the_extra_walks_when_asked(

@@ -59,7 +59,7 @@ def sweep(model: Path, paths: list[Path], threshold: float | None = None,
             if packed.shape[1] < readsfile.COLUMNS:
                 raise ValueError(f"{path}: its reads were saved without their ranks and "
                                  "colours; sweep again")
-            reads = readsfile.unpack(packed)
+            reads = readsfile.at_bar(readsfile.unpack(packed), rec.extra_walk_bar())
             codes = merge_reads(reads, rec.threshold)  # the codes alone
             for total, t in zip(totals, THRESHOLDS, strict=True):
                 total.add(score_frame({**with_rank_colour(codes, reads, t), "elapsed_ms": 0.0},

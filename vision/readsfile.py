@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,23 @@ def unpack(rows: np.ndarray) -> list:
                              float(r[10]), bool(r[11])), float(r[12]),
                   *((int(r[13]), float(r[14])) if len(r) > 13 else ()),
                   *((float(r[15]),) if len(r) > 15 else ())) for r in rows]
+
+
+def at_bar(reads: list, bar: float | None) -> list:
+    """``reads`` with the extra walks' reads (``extra_bar`` set) held to ``bar`` instead of
+    the bar they were saved with (``None``: as saved). The bar decides only which of their
+    cards :func:`vision.merge.merge_reads` keeps, not what they read, so reads saved at one
+    bar are those of another (:func:`check_identity` does not compare it).
+
+    >>> from vision.merge import _Read
+    >>> f = IndexFrame(np.zeros(2), np.array([1.0, 0]), np.array([0, 1.0]), 60.0, 87.0, True)
+    >>> reads = [_Read(0, 0.99, 1.0, f), _Read(0, 0.9998, 1.0, f, extra_bar=0.9995)]
+    >>> [r.extra_bar for r in at_bar(reads, 0.9999)]
+    [0.0, 0.9999]
+    """
+    if bar is None:
+        return list(reads)
+    return [replace(r, extra_bar=bar) if r.extra_bar else r for r in reads]
 
 
 def file_sha256(path: Path) -> str:
@@ -117,12 +135,20 @@ def load(path: Path) -> tuple[dict, list[tuple[np.ndarray, dict]]]:
 
 def check_identity(meta: dict, identity: dict, path: Path) -> None:
     """Refuse reads made by another reader, gate, look scales, hand walks or walk places than
-    ``identity``'s."""
+    ``identity``'s. The extra walks' bar is not compared: it changes which of their cards the
+    merge keeps, not what they read (:func:`vision.sweep.sweep_reads` scores them at the
+    reader's bar)."""
     for key, name in _IDENTITY_NAMES.items():
-        made = meta.get(key, _BEFORE_THE_KEY.get(key))
-        if made != identity[key]:
+        made, wanted = meta.get(key, _BEFORE_THE_KEY.get(key)), identity[key]
+        if key == "extra_walks":
+            made, wanted = _without_bar(made), _without_bar(wanted)
+        if made != wanted:
             raise ValueError(f"{path}: its reads were made with another {name} "
                              f"({made!r}, not {identity[key]!r}); sweep again")
+
+
+def _without_bar(walks: dict | None) -> dict | None:
+    return None if walks is None else {k: v for k, v in walks.items() if k != "bar"}
 
 
 #: The keys of :func:`reader_identity`, as an error names them.

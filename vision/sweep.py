@@ -33,7 +33,10 @@ as it is now, without rendering or reading a frame, into the same ``--out``:
 With ``--from-reads``, ``--designs`` keeps the frames of those designs only (each file's own
 seed expands it): ``--designs fonts-held-out`` scores a ``fonts`` sweep's reads on the
 typefaces a reader trained with ``--hold-out-fonts`` never saw, ``fonts-held-out-strict``
-without the two of them that are near copies of a trained one.
+without the two of them that are near copies of a trained one. The extra walks' bar decides
+only which of their cards the merge keeps, not what is read, so reads saved with the extra
+walks at one bar are scored at the bar of the reader named (its ``.json``'s ``"extra_bar"``):
+one sweep's reads judge every bar.
 """
 
 from __future__ import annotations
@@ -206,13 +209,15 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
     ``designs`` (a :func:`vision.dataset.design_list` spec, expanded with each file's seed)
     only the frames of those designs, counted in ``"frames"``; ``calibrated``: reads saved
     by a calibrated sweep (refused otherwise, and the other way round). A reader with extra
-    walks is scored without them too, as the sweep does (:data:`OWN_SUFFIX`)."""
+    walks is scored without them too, as the sweep does (:data:`OWN_SUFFIX`), and their reads
+    at its bar, whatever bar they were saved with (the bar does not change the reads)."""
     from vision.recognize import Recognizer
 
     rec = Recognizer(model, threshold=0.5)
     identity = readsfile.reader_identity(rec, calibrated)
     totals = [Score() for _ in THRESHOLDS]
-    extra = rec.extra_walk_bar() is not None
+    bar = rec.extra_walk_bar()
+    extra = bar is not None
     own_totals = [Score() for _ in THRESHOLDS]
     metas = []
     kept = 0
@@ -228,6 +233,7 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
                 continue
             kept += 1
             reads = readsfile.unpack(packed)
+            reads = readsfile.at_bar(reads, bar)
             parts = [(totals, reads)]
             if extra:  # and without them: the pipeline's own reads
                 parts.append((own_totals, [r for r in reads if not r.extra_bar]))
