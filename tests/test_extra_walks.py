@@ -1,7 +1,8 @@
-"""The extra walks (``vision.recognize.EXTRA_BAR``; an option, ``--extra-walks``): their
-reads come after the pipeline's own and are tagged with their bar; they add cards only at
-that bar, only where the pipeline's own reads report none, and leave everything the pipeline
-reports as it was."""
+"""The extra walks (``vision.recognize.EXTRA_BAR``; the bundled reader's ``.json`` asks for
+them at 0.9999 since the sixtieth session): their reads come after the pipeline's own and are
+tagged with their bar; they add cards only at that bar, only where the pipeline's own reads
+report none, and leave everything the pipeline reports as it was. Most tests here read at the
+fifty-eighth session's bar, 0.9995, at which the samples show an added card."""
 
 from __future__ import annotations
 
@@ -45,8 +46,10 @@ def _key(r: _Read) -> tuple:
 
 def test_the_pipelines_own_reads_come_first_unchanged(rec: Recognizer,
                                                        plain_reader: Recognizer) -> None:
-    assert rec.extra_walk_bar() == BAR == EXTRA_WALKS_BAR
+    assert rec.extra_walk_bar() == BAR
     assert plain_reader.extra_walk_bar() is None
+    # the bundled reader as its .json asks, and --extra-walks: at the adopted bar
+    assert Recognizer().extra_walk_bar() == EXTRA_WALKS_BAR == 0.9999
     img = load_image(SAMPLES / "neoclassical_000.jpg")
     both, plain = rec.read(img), plain_reader.read(img)
     assert all(r.extra_bar == 0.0 for r in plain)
@@ -214,7 +217,7 @@ def test_saved_reads_keep_the_extra_bar(rec: Recognizer, plain_reader: Recognize
 
 def test_a_sweep_scores_the_pipeline_without_its_extra_walks_for_no_more_reading(
         tmp_path: Path) -> None:
-    plain, extra = str(DEFAULT_MODEL), f"{DEFAULT_MODEL}@recognize.EXTRA_BAR={BAR}"
+    plain, extra = str(_copy_model(tmp_path, "plain", extra_bar=0)), str(DEFAULT_MODEL)
     swept = sweep_rendered([plain, extra], 2, 31, 1, designs=["proc:1:1031"])
     models = swept["models"]
     own = Path(extra).name + OWN_SUFFIX
@@ -247,32 +250,36 @@ def test_reads_saved_at_one_bar_are_scored_at_the_readers_bar(tmp_path: Path) ->
         sweep_reads(str(_copy_model(tmp_path, extra_bar=0)), [path])
 
 
-def test_the_commands_read_with_the_extra_walks_when_asked(
+def test_the_commands_read_with_the_extra_walks_unless_told_not_to(
         capsys: pytest.CaptureFixture[str]) -> None:
     from controller.cli import main
 
     frame = str(SAMPLES / "neoclassical_000.jpg")
-    assert main(["recognize", "--json", frame]) == 0
+    assert main(["recognize", "--json", "--no-extra-walks", frame]) == 0
     plain = json.loads(capsys.readouterr().out)
-    assert main(["recognize", "--json", "--extra-walks", frame]) == 0
+    assert main(["recognize", "--json", "--extra-bar", str(BAR), frame]) == 0
     more = json.loads(capsys.readouterr().out)
     assert _cards(more) - _cards(plain) == {("2C", (908.7, 394.3))}
-    assert main(["recognize", "--json", "--no-extra-walks", frame]) == 0
-    assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
-    # a bar of its own; 0: without them
-    assert main(["recognize", "--json", "--extra-bar", "0.99999", frame]) == 0
-    assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
-    assert main(["recognize", "--json", "--extra-walks", "--extra-bar", "0", frame]) == 0
-    assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
-    assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
+    # by default (the bundled .json's 0.9999) and with --extra-walks: the 2C, read at
+    # 0.9996, is under the bar
+    assert ("2C", 0.9996) in {(c["code"], c["confidence"]) for c in more["cards"]}
+    for asked in ([], ["--extra-walks"], ["--extra-bar", "0.99999"],
+                  ["--extra-walks", "--extra-bar", "0"]):
+        assert main(["recognize", "--json", *asked, frame]) == 0
+        assert _cards(json.loads(capsys.readouterr().out)) == _cards(plain)
+    assert main(["vision-eval", "--json", "--no-extra-walks", str(SAMPLES)]) == 0
     base = json.loads(capsys.readouterr().out)
     assert base["extra_walks"] is None
-    assert main(["vision-eval", "--json", "--extra-walks", str(SAMPLES)]) == 0
+    assert main(["vision-eval", "--json", str(SAMPLES)]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert default["extra_walks"] == EXTRA_WALKS_BAR
+    assert default["misread"] == base["misread"] and default["correct"] >= base["correct"]
+    assert main(["vision-eval", "--json", "--extra-bar", str(BAR), str(SAMPLES)]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert scored["extra_walks"] == BAR
     assert scored["correct"] == base["correct"] + 1 and scored["misread"] == base["misread"]
-    assert main(["vision-eval", "--extra-walks", str(SAMPLES)]) == 0
-    assert f"read with the extra walks: the cards only they found at {BAR}" in (
+    assert main(["vision-eval", str(SAMPLES)]) == 0
+    assert f"read with the extra walks: the cards only they found at {EXTRA_WALKS_BAR}" in (
         capsys.readouterr().out)
     # told both ways: refused before a frame is read
     assert main(["recognize", "--json", "--no-extra-walks", "--extra-walks", frame]) != 0
