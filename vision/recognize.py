@@ -15,8 +15,7 @@ candidates where a hand's even pitch says a covered card's corner lies
 (:func:`vision.handwalk.hand_walk`, and their copies moved onto card edges), read alike;
 where asked (the bundled reader's ``.json`` asks), one more walk looks around every hand,
 away from the cards already reported, and the cards only it finds must reach a stricter bar
-(:data:`EXTRA_BAR`). The reads are
-then merged into cards (:mod:`vision.merge`:
+(:data:`EXTRA_BAR`). The reads are then merged into cards (:mod:`vision.merge`:
 reads of one card grouped, a card read two ways refused, a card's confidence from its
 reads); a card below the operating threshold is reported as ``unreadable``, never guessed;
 so is every card of a frame without colour or a mirrored one, with a ``"warning"``. Every

@@ -132,7 +132,7 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-extra-walks", action="store_true",
                    help="read without the extra walks, whatever the model's .json says: "
                         "fewer cards (0.2 to 0.9 points of the bundled reader's validation "
-                        "frames) in about 0.77 times a frame's time")
+                        "frames) in about 0.75 times a frame's time")
     p.add_argument("--extra-bar", type=float, default=None, metavar="BAR",
                    help="read with the extra walks at BAR instead (0: without them, whatever "
                         "the model's .json says)")
