@@ -73,7 +73,7 @@ def at_bar(reads: list, bar: float | None) -> list:
     [0.0, 0.9999]
     """
     if bar is None:
-        return list(reads)
+        return reads
     return [replace(r, extra_bar=bar) if r.extra_bar else r for r in reads]
 
 

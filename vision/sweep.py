@@ -232,8 +232,7 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
             if wanted is not None and design not in wanted:
                 continue
             kept += 1
-            reads = readsfile.unpack(packed)
-            reads = readsfile.at_bar(reads, bar)
+            reads = readsfile.at_bar(readsfile.unpack(packed), bar)
             parts = [(totals, reads)]
             if extra:  # and without them: the pipeline's own reads
                 parts.append((own_totals, [r for r in reads if not r.extra_bar]))
