@@ -68,6 +68,11 @@ def _binomial_cdf(k: int, n: int, p: float) -> float:
                         + i * lp + (n - i) * lq) for i in range(k + 1))
 
 
+#: Keys of a reader's ``.json`` that this module does not choose, kept as they are when it
+#: writes the file again.
+KEPT_APART = ("burst", "extra_bar", "rank_colour_threshold", "calibrated_threshold")
+
+
 def misread_upper_bound(misread: int, reported: int, confidence: float = 0.95) -> float:
     """One-sided Clopper-Pearson upper confidence bound on a misread rate.
 
@@ -301,8 +306,11 @@ def main(argv: list[str] | None = None) -> int:
                           "bound": args.bound})
         for r in rows:
             print(json.dumps(r))
-    if "burst" in old:  # chosen apart (benchmarks/burst_eval.py): kept
-        meta["burst"] = old["burst"]
+    # chosen apart, each by its own rule, and kept: the burst fusion (benchmarks/burst_eval.py),
+    # the extra walks' bar, the rank-and-colour threshold (vision.calibrate_rank_colour) and
+    # an enrolled reader's calibrated threshold (vision.enroll). (A re-check of the threshold
+    # on later sweeps, "threshold_recheck", is not: this is a calibration of its own.)
+    meta.update({k: old[k] for k in KEPT_APART if k in old})
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     print("threshold", meta["threshold"])
     return 0
