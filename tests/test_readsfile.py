@@ -121,17 +121,27 @@ def test_saved_reads_scored_for_some_designs_are_the_sweep_of_those_designs(
 
 def test_a_sweep_of_named_designs_renders_those_designs(tmp_path: Path) -> None:
     """``--designs`` names the decks a rendered sweep draws (``fonts``: the typefaces the
-    committed reader never saw, needing fonts this machine may lack; here a procedural deck);
-    its saved reads name each frame's design, and scored again they give the same counts."""
+    committed reader never saw, needing fonts this machine may lack; here a procedural deck),
+    and the result says which; its saved reads (those of the last reader named, here after a
+    copy of it under another name) name each frame's design, and scored again they give the
+    same counts."""
     out, reads = tmp_path / "s.json", tmp_path / "r.npz"
+    first = tmp_path / "first.onnx"
+    first.write_bytes(DEFAULT_MODEL.read_bytes())
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    first.with_suffix(".json").write_text(json.dumps(meta))
+    (tmp_path / meta["gate"]).write_bytes((DEFAULT_MODEL.parent / meta["gate"]).read_bytes())
     assert sweep_main(["--designs", "proc:2:1031", "--frames-per-design", "2", "--workers",
                        "1", "--seed", "31", "--out", str(out), "--save-reads", str(reads),
-                       str(DEFAULT_MODEL)]) == 0
+                       str(first), str(DEFAULT_MODEL)]) == 0
     swept = json.loads(out.read_text())
-    assert swept["frames"] == 2
+    assert swept["frames"] == 2 and swept["designs"] == "proc:2:1031"
+    assert swept["models"]["first.onnx"] == swept["models"][DEFAULT_MODEL.name]
+    assert readsfile.load(reads)[0]["model"] == DEFAULT_MODEL.name
     _, frames = readsfile.load(reads)
     assert [f[1]["sweep_frame"] for f in frames] == [["proc:2:1031", 0], ["proc:2:1031", 1]]
-    assert sweep_reads(str(DEFAULT_MODEL), [reads])["models"] == swept["models"]
+    assert sweep_reads(str(DEFAULT_MODEL), [reads])["models"] == {
+        k: v for k, v in swept["models"].items() if k.startswith(DEFAULT_MODEL.name)}
     assert design_list("fonts", 31) == [f"proc:{f}:1031" for f in EXTRA_TTF_FAMILIES]
     held_out = design_list("fonts-held-out", 31)
     assert held_out == [f"proc:{f}:1031" for f in HELD_OUT_EXTRA_FAMILIES]

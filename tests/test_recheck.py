@@ -68,6 +68,7 @@ def test_a_threshold_the_later_sweeps_break_is_raised_and_recorded(
     assert meta["threshold"] == 0.998 and Recognizer(model).threshold == 0.998
     record = meta["threshold_recheck"]
     assert record["previous"] == 0.997 and record["threshold"] == 0.998
+    assert record["verdict"] == "raised"
     assert [(s["file"], s["rows"], s["seed"]) for s in record["sweeps"]] == [
         ("a.json", OWN, 911), ("b.json", VARIANT_OWN, 919)]
     pooled = {r["threshold"]: r for r in record["pooled"]}
@@ -78,8 +79,9 @@ def test_a_threshold_the_later_sweeps_break_is_raised_and_recorded(
 def test_a_threshold_the_sweeps_keep_or_would_lower_is_left_as_it_is(
         model: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """Sweeps that keep the rule at 0.997, and sweeps whose rule would pick a lower threshold
-    (0.99), leave the .json as it is, even with --write: a re-check never lowers."""
-    before = model.with_suffix(".json").read_text()
+    (0.99), leave the threshold as it is, even with --write (which records the re-check): a
+    re-check never lowers."""
+    before = json.loads(model.with_suffix(".json").read_text())
     keep = _sweep(tmp_path / "k.json", DEFAULT_MODEL.name,
                   {0.997: 40, 0.998: 30, 0.999: 20, 0.9995: 10}, 5)
     assert recheck_main([str(model), str(keep), "--write"]) == 0
@@ -88,7 +90,11 @@ def test_a_threshold_the_sweeps_keep_or_would_lower_is_left_as_it_is(
                    {t: 20 for t in THRESHOLDS if t >= 0.99}, 7)
     assert recheck_main([str(model), str(lower), "--write"]) == 0
     assert "the rule picks 0.99; the threshold 0.997 holds" in capsys.readouterr().out
-    assert model.with_suffix(".json").read_text() == before
+    after = json.loads(model.with_suffix(".json").read_text())
+    record = after.pop("threshold_recheck")
+    assert after == before and Recognizer(model).threshold == 0.997
+    assert (record["previous"], record["threshold"], record["verdict"]) == (0.997, 0.997, "holds")
+    assert [s["file"] for s in record["sweeps"]] == ["l.json"]
 
 
 def test_sweeps_it_cannot_use_are_refused(model: Path, tmp_path: Path,

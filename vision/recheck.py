@@ -15,9 +15,10 @@ reader with extra walks also scores, or those of a sweep that read with a settin
 ``"rule"``: the misread rate's 95 % upper bound and the false positives a frame, at the
 threshold and every higher one, :func:`vision.calibrate.pick_threshold`).
 
-It prints the pooled counts from 0.99 up and what the rule picks. With ``--write``, a pick
-above the reader's threshold becomes its threshold, recorded in ``"threshold_recheck"`` with
-the sweeps and the pooled rows. A pick at or below it changes nothing: a later test can
+It prints the pooled counts from 0.99 up and what the rule picks. With ``--write`` the
+re-check is recorded in the ``.json`` (``"threshold_recheck"``: the threshold before and
+after, the rule, the sweeps and their pooled rows), and a pick above the reader's threshold
+becomes its threshold. A pick at or below it leaves the threshold as it is: a later test can
 ask for more caution, never for less; a lower threshold needs a calibration of its own.
 """
 
@@ -94,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                          "model's file name); e.g. 'cards_v7.onnx own places', the pipeline "
                          "without the extra walks")
     ap.add_argument("--write", action="store_true",
-                    help="raise the threshold in the .json when the rule asks for more")
+                    help="record the re-check in the .json, and raise the threshold there "
+                         "when the rule asks for more")
     args = ap.parse_args(argv)
     meta_path = args.model.with_suffix(".json")
     if not meta_path.exists():
@@ -116,9 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "raised" if threshold > old else "holds"
     print(f"the rule picks {pick['threshold']}; the threshold {old} {verdict}"
           + (f": {threshold}" if threshold > old else ""))
-    if args.write and threshold > old:
+    if args.write:
         meta.update(threshold=threshold, threshold_recheck={
-            "previous": old, "threshold": threshold, "rule": rule,
+            "previous": old, "threshold": threshold, "verdict": verdict, "rule": rule,
             "sweeps": made, "pooled": shown})
         meta_path.write_text(json.dumps(meta, indent=1) + "\n")
         print(f"written to {meta_path}")

@@ -22,7 +22,7 @@ walks (:data:`vision.recognize.EXTRA_BAR`) is also scored without their reads, a
     python -m vision.sweep --designs fonts-held-out-strict --frames-per-design 40 --seed 53 \\
         --out cmp53.json models/cards_v7.onnx 'models/cards_v7.onnx@proposals.CLOSE_FIRST=True'
 
-With ``--save-reads F`` (one model) every frame's reads and labels are kept in ``F``
+With ``--save-reads F`` every frame's reads (by the last reader named) and labels are kept in ``F``
 (:mod:`vision.readsfile`); ``--from-reads F [F ...]`` then scores them again with the merge
 as it is now, without rendering or reading a frame, into the same ``--out``:
 
@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                          "the frames of those designs only")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--save-reads", type=Path, default=None,
-                    help="keep every frame's reads in this file (one model)")
+                    help="keep every frame's reads by the last of the models in this file")
     ap.add_argument("--from-reads", type=Path, nargs="+", default=None,
                     help="score the reads of these files instead of rendering frames")
     ap.add_argument("--calibrated", action="store_true",
@@ -275,8 +275,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.from_reads and (len(args.models) != 1 or args.save_reads):
         ap.error("--from-reads takes one model and no --save-reads")
-    if args.save_reads and len(args.models) != 1:
-        ap.error("--save-reads takes one model")
     try:
         result = (sweep_reads(args.models[0], args.from_reads, args.designs, args.calibrated)
                   if args.from_reads else
@@ -285,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
                                  save_reads=args.save_reads, calibrated=args.calibrated))
     except ValueError as e:
         ap.error(str(e))
+    if args.designs and not args.from_reads:  # which decks: a re-check asks for unseen ones
+        result["designs"] = args.designs
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     for name, rows in result["models"].items():
         for r in rows:
