@@ -137,8 +137,8 @@ def test_a_sweep_of_named_designs_renders_those_designs(tmp_path: Path) -> None:
     swept = json.loads(out.read_text())
     assert swept["frames"] == 2 and swept["designs"] == "proc:2:1031"
     assert swept["models"]["first.onnx"] == swept["models"][DEFAULT_MODEL.name]
-    assert readsfile.load(reads)[0]["model"] == DEFAULT_MODEL.name
-    _, frames = readsfile.load(reads)
+    saved, frames = readsfile.load(reads)
+    assert saved["model"] == DEFAULT_MODEL.name
     assert [f[1]["sweep_frame"] for f in frames] == [["proc:2:1031", 0], ["proc:2:1031", 1]]
     assert sweep_reads(str(DEFAULT_MODEL), [reads])["models"] == {
         k: v for k, v in swept["models"].items() if k.startswith(DEFAULT_MODEL.name)}

@@ -17,9 +17,10 @@ threshold and every higher one, :func:`vision.calibrate.pick_threshold`).
 
 It prints the pooled counts from 0.99 up and what the rule picks. With ``--write`` the
 re-check is recorded in the ``.json`` (``"threshold_recheck"``: the threshold before and
-after, the rule, the sweeps and their pooled rows), and a pick above the reader's threshold
-becomes its threshold. A pick at or below it leaves the threshold as it is: a later test can
-ask for more caution, never for less; a lower threshold needs a calibration of its own.
+after, the verdict, the rule, the sweeps and their pooled rows), and a pick above the
+reader's threshold becomes its threshold. A pick at or below it leaves the threshold as it
+is: a later test can ask for more caution, never for less; a lower threshold needs a
+calibration of its own.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from vision.calibrate import add_sweeps, keeps_rule, misread_upper_bound, pick_t
 
 #: Rows printed and recorded: the thresholds a re-check can move to.
 SHOWN_FROM = 0.99
+#: The rule of a reader whose ``.json`` names none (:mod:`vision.calibrate`'s defaults).
+DEFAULT_RULE = {"max_error": 0.001, "max_fp": 0.1, "bound": True}
 
 
 def pooled_rows(paths: list[Path], names: list[str]) -> tuple[list[dict], list[dict]]:
@@ -70,7 +73,7 @@ def recheck(meta: dict, rows: list[dict]) -> tuple[float, dict]:
     >>> recheck(meta, [row(0.995, 120), row(0.997, 110), row(0.998, 100)])[0]   # holds
     0.997
     """
-    rule = meta.get("rule", {"max_error": 0.001, "max_fp": 0.1, "bound": True})
+    rule = meta.get("rule", DEFAULT_RULE)
     pick = pick_threshold(rows, rule["max_error"], rule["max_fp"], rule.get("bound", True))
     return max(float(meta["threshold"]), float(pick["threshold"])), pick
 
@@ -107,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         rows, made = pooled_rows(args.sweeps, names)
     except ValueError as e:
         ap.error(str(e))
-    rule = meta.get("rule", {"max_error": 0.001, "max_fp": 0.1, "bound": True})
+    rule = meta.get("rule", DEFAULT_RULE)
     shown = [r for r in rows if r["threshold"] >= SHOWN_FROM]
     print(f"{len(made)} sweeps, rows {' or '.join(map(repr, names))}; the rule: misread bound <= "
           f"{rule['max_error']:.2%}, false positives <= {rule['max_fp']} a frame")
