@@ -112,16 +112,16 @@ def test_vision_eval_reads_as_a_calibrated_table(tmp_path: Path,
 
 
 def test_the_operating_threshold_is_not_chosen_on_calibrated_sweeps(tmp_path: Path) -> None:
-    from vision.calibrate import _summed_sweeps
+    from vision.calibrate import summed_sweeps
 
     rows = [{"threshold": 0.99, "frames": 1, "readable_cards": 10, "correct": 5, "reported": 5,
              "misread": 0, "false_positives": 0}]
     for calibrated in (False, True):
         (tmp_path / f"{calibrated}.json").write_text(json.dumps(
             {"frames": 1, "seed": 1, "calibrated": calibrated, "models": {"m.onnx": rows}}))
-    assert _summed_sweeps([tmp_path / "False.json"], Path("m.onnx"))[0] == rows
+    assert summed_sweeps([tmp_path / "False.json"], ["m.onnx"])[0] == rows
     with pytest.raises(ValueError, match="calibrated sweep"):
-        _summed_sweeps([tmp_path / "False.json", tmp_path / "True.json"], Path("m.onnx"))
+        summed_sweeps([tmp_path / "False.json", tmp_path / "True.json"], ["m.onnx"])
 
 
 def _reader_with_calibrated_threshold(tmp_path: Path, threshold: float) -> Recognizer:

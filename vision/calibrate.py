@@ -203,23 +203,31 @@ def sweep_frames(model: Path, directories: list[Path], gate: Path | None = None)
                                                                     strict=True)]
 
 
-def _summed_sweeps(paths: list[Path], model: Path) -> tuple[list[dict], list[dict]]:
-    """The rows of :mod:`vision.sweep` results for ``model`` (by file name), summed, and
-    which sweeps they were (with the designs they were scored on, when a ``--designs`` kept
-    some frames of saved reads only). A calibrated sweep (``vision.sweep --calibrated``) is
-    refused: the threshold written is the one the frame's own card sizes are read at."""
+def summed_sweeps(paths: list[Path], names: list[str]
+                  ) -> tuple[list[dict], list[dict], list[str]]:
+    """The rows of :mod:`vision.sweep` results named by the first of ``names`` each has (a
+    reader's file name, or such as its ``own places`` rows), summed; which sweeps they were
+    (with the designs they were scored on, when a ``--designs`` kept some frames of saved
+    reads only); and the name each sweep's rows went by. A sweep without such rows is refused
+    (``ValueError``), and so is a calibrated sweep (``vision.sweep --calibrated``): the
+    threshold written is the one the frame's own card sizes are read at."""
     rows: list[dict] = []
-    made = []
+    made, used = [], []
     for path in paths:
-        extra = json.loads(path.read_text())
+        extra = json.loads(Path(path).read_text())
         if extra.get("calibrated"):
             raise ValueError(f"{path}: a calibrated sweep (frames read with their table's card "
                              "sizes); the operating threshold is chosen on the frame's own")
-        these = extra["models"][model.name]
-        rows = add_sweeps(rows, these) if rows else these
+        models = extra.get("models", {})
+        name = next((n for n in names if n in models), None)
+        if name is None:
+            raise ValueError(f"{path}: no rows named {' or '.join(map(repr, names))} (it has "
+                             f"{', '.join(map(repr, models)) or 'none'})")
+        rows = add_sweeps(rows, models[name]) if rows else models[name]
         made.append({k: extra[k] for k in ("frames", "frames_per_design", "seed", "designs")
                      if k in extra})
-    return rows, made
+        used.append(name)
+    return rows, made, used
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,8 +290,8 @@ def main(argv: list[str] | None = None) -> int:
         meta["gate"] = args.gate.name
     if args.frames:
         try:  # the sweeps read (a calibrated one refused) before any frame is
-            extra, made = _summed_sweeps(args.sweep, args.model)
-            unseen, unseen_made = _summed_sweeps(args.unseen_sweep, args.model)
+            extra, made, _ = summed_sweeps(args.sweep, [args.model.name])
+            unseen, unseen_made, _ = summed_sweeps(args.unseen_sweep, [args.model.name])
         except ValueError as e:
             ap.error(str(e))
         rows = sweep_frames(args.model, args.frames, args.gate)

@@ -29,35 +29,12 @@ import argparse
 import json
 from pathlib import Path
 
-from vision.calibrate import add_sweeps, keeps_rule, misread_upper_bound, pick_threshold
+from vision.calibrate import keeps_rule, misread_upper_bound, pick_threshold, summed_sweeps
 
 #: Rows printed and recorded: the thresholds a re-check can move to.
 SHOWN_FROM = 0.99
 #: The rule of a reader whose ``.json`` names none (:mod:`vision.calibrate`'s defaults).
 DEFAULT_RULE = {"max_error": 0.001, "max_fp": 0.1, "bound": True}
-
-
-def pooled_rows(paths: list[Path], names: list[str]) -> tuple[list[dict], list[dict]]:
-    """The rows of every sweep in ``paths`` named by the first of ``names`` it has, summed,
-    and which sweeps and rows they were (file, rows, seed, frames, designs). A sweep without
-    such rows, or a calibrated one (read at its table's card sizes, not the frame's own), is
-    refused (``ValueError``)."""
-    rows: list[dict] = []
-    made = []
-    for path in paths:
-        sweep = json.loads(Path(path).read_text())
-        if sweep.get("calibrated"):
-            raise ValueError(f"{path}: a calibrated sweep; the threshold is for the frame's "
-                             "own card sizes")
-        models = sweep.get("models", {})
-        name = next((n for n in names if n in models), None)
-        if name is None:
-            raise ValueError(f"{path}: no rows named {' or '.join(map(repr, names))} (it has "
-                             f"{', '.join(map(repr, models)) or 'none'})")
-        rows = add_sweeps(rows, models[name]) if rows else models[name]
-        made.append({"file": Path(path).name, "rows": name,
-                     **{k: sweep[k] for k in ("seed", "frames", "designs") if k in sweep}})
-    return rows, made
 
 
 def recheck(meta: dict, rows: list[dict]) -> tuple[float, dict]:
@@ -107,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     meta = json.loads(meta_path.read_text())
     names = args.rows or [args.model.name]
     try:
-        rows, made = pooled_rows(args.sweeps, names)
+        rows, made, used = summed_sweeps(args.sweeps, names)
     except ValueError as e:
         ap.error(str(e))
+    made = [{"file": path.name, "rows": name, **sweep}
+            for path, name, sweep in zip(args.sweeps, used, made, strict=True)]
     rule = meta.get("rule", DEFAULT_RULE)
     shown = [r for r in rows if r["threshold"] >= SHOWN_FROM]
     print(f"{len(made)} sweeps, rows {' or '.join(map(repr, names))}; the rule: misread bound <= "
