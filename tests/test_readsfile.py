@@ -181,7 +181,8 @@ def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: 
     old = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     # a burst entry to be kept (cards_v5's .json has none yet; cards_v4's was this one)
     old["burst"] = {"frames": 3, "min_frames": 2, "threshold": 0.993}
-    old.update(extra_bar=0.9999, rank_colour_threshold=0.999, calibrated_threshold=0.995)
+    old.update(extra_bar=0.9999, rank_colour_threshold=0.999, calibrated_threshold=0.995,
+               threshold_by_width=[[0, 0.999], [60, 0.995]])
     model.with_suffix(".json").write_text(json.dumps(old))
     with pytest.raises(SystemExit):  # neither crops nor frames: nothing to calibrate on
         calibrate_main([str(model), "--gate", str(gate)])
@@ -202,6 +203,6 @@ def test_the_threshold_holds_the_rule_on_designs_the_reader_never_saw(tmp_path: 
     assert [s.get("designs") for s in meta["rendered_unseen_sweeps"]] == [
         None, "fonts-held-out-strict"]
     assert meta["crop_calibration"] == old["crop_calibration"] and meta["burst"] == old["burst"]
-    kept = ("extra_bar", "rank_colour_threshold", "calibrated_threshold")
+    kept = ("extra_bar", "rank_colour_threshold", "calibrated_threshold", "threshold_by_width")
     assert {k: meta.get(k) for k in kept} == {k: old[k] for k in kept}
     assert Recognizer(model).threshold == 0.998

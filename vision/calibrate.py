@@ -70,7 +70,8 @@ def _binomial_cdf(k: int, n: int, p: float) -> float:
 
 #: Keys of a reader's ``.json`` that this module does not choose, kept as they are when it
 #: writes the file again.
-KEPT_APART = ("burst", "extra_bar", "rank_colour_threshold", "calibrated_threshold")
+KEPT_APART = ("burst", "extra_bar", "rank_colour_threshold", "calibrated_threshold",
+              "threshold_by_width")
 
 
 def misread_upper_bound(misread: int, reported: int, confidence: float = 0.95) -> float:
@@ -315,8 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows:
             print(json.dumps(r))
     # chosen apart, each by its own rule, and kept: the burst fusion (benchmarks/burst_eval.py),
-    # the extra walks' bar, the rank-and-colour threshold (vision.calibrate_rank_colour) and
-    # an enrolled reader's calibrated threshold (vision.enroll). (A re-check of the threshold
+    # the extra walks' bar, the rank-and-colour threshold (vision.calibrate_rank_colour),
+    # an enrolled reader's calibrated threshold (vision.enroll) and the threshold by card
+    # width (vision.widthbar, chosen on held-out sweeps of its own). (A re-check of the threshold
     # on later sweeps, "threshold_recheck", is not: this is a calibration of its own.)
     meta.update({k: old[k] for k in KEPT_APART if k in old})
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")

@@ -28,6 +28,7 @@ from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.components import component_labels
 from vision.handwalk import is_step
 from vision.proposals import IndexFrame, axis_steps, card_steps
+from vision.widthbar import Threshold, at_least, lowest, threshold_for
 
 #: Two reads of one index corner are at most this far apart (card widths). Candidates of one
 #: corner lie within the reader's reach (~0.12); the index corners of neighbours in a hand are
@@ -161,7 +162,7 @@ class _Read:
         return np.array([f.point, f.point + x, f.point + x + y, f.point + y])
 
 
-def merge_reads(reads: list[_Read], thr: float, own: dict | None = None) -> dict:
+def merge_reads(reads: list[_Read], thr: Threshold, own: dict | None = None) -> dict:
     """Cards, face-down cards and refusals from a frame's reads
     (:meth:`vision.recognize.Recognizer.read`) at operating threshold ``thr``: those of the
     pipeline's own reads (:func:`merge_own`), and where some reads come from the extra walks
@@ -173,7 +174,8 @@ def merge_reads(reads: list[_Read], thr: float, own: dict | None = None) -> dict
     never reached; at the operating threshold the cards they add misread several times as
     often as the rest (``models/cards_v7.md``, fifty-seventh session), so they answer to a
     stricter bar, and never change a card the pipeline's own reads report. ``own``: the own
-    reads' :func:`merge_own` at ``thr``, where it was made already.
+    reads' :func:`merge_own` at ``thr``, where it was made already. ``thr`` may go by the
+    card's width (:class:`vision.widthbar.WidthSteps`).
 
     >>> def read(code, prob, point, bar=0.0):  # an index corner of a card 60 x 87
     ...     f = IndexFrame(np.array(point, float), np.array([1.0, 0.0]),
@@ -193,7 +195,7 @@ def merge_reads(reads: list[_Read], thr: float, own: dict | None = None) -> dict
     if not extra:
         return own if own is not None else merge_own(reads, thr)
     result = own if own is not None else merge_own([r for r in reads if not r.extra_bar], thr)
-    more = merge_own(reads, max(thr, max(r.extra_bar for r in extra)))
+    more = merge_own(reads, at_least(thr, max(r.extra_bar for r in extra)))
     # (a face-down card or a refusal has no width: an added card, which may be misjudged
     # small, reaches over them by half its width or the reported cards' median, the larger)
     widths = [_card_width(c) for c in result["cards"]]
@@ -257,10 +259,12 @@ def _card_width(card: dict) -> float:
     return float(np.linalg.norm(b - a))
 
 
-def merge_own(reads: list[_Read], thr: float) -> dict:
+def merge_own(reads: list[_Read], thr: Threshold) -> dict:
     """Cards, face-down cards and refusals from reads (:meth:`vision.recognize.Recognizer.read`)
     at operating threshold ``thr``, every read alike (:func:`merge_reads` for the extra
-    walks' reads).
+    walks' reads). Where ``thr`` goes by width (:class:`vision.widthbar.WidthSteps`), a
+    card is kept at the threshold of its own width, and a read under the threshold of its
+    frame's width that made no card is a refusal.
 
     >>> def read(code, prob, point, axis):  # an index corner of a card 60 x 87
     ...     f = IndexFrame(np.array(point, float), np.array([axis, 0.0]),
@@ -274,7 +278,7 @@ def merge_own(reads: list[_Read], thr: float) -> dict:
     >>> merge_reads([near, far, read("QD", 0.95, (102, 101), 1.0)], 0.99)["cards"]  # read two ways
     []
     """
-    floor = read_floor(thr)
+    floor = read_floor(lowest(thr))
     sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
                   key=lambda r: -r.prob)
     groups = _group_same_card(sure)
@@ -299,7 +303,8 @@ def merge_own(reads: list[_Read], thr: float) -> dict:
                 groups[:0] = twins
                 continue
         score = card_score(g)
-        if score < thr:  # left to the refusals below
+        if score < (thr if isinstance(thr, float) else threshold_for(thr, _card_quad(g))):
+            # left to the refusals below
             continue
         found.append((g, score))
     cards = []
@@ -337,7 +342,8 @@ def merge_own(reads: list[_Read], thr: float) -> dict:
             backs.append((c, w, 1))
     doubt: list[tuple[np.ndarray, float]] = []
     for r in reads:
-        if r.cls >= 52 or r.prob >= thr or r.code_mass < 0.5:
+        if r.cls >= 52 or r.code_mass < 0.5 or r.prob >= (
+                thr if isinstance(thr, float) else threshold_for(thr, r.corners())):
             continue
         c, w = r.center, r.frame.width
         if near_card(c, w, 0.5) or any(np.linalg.norm(c - b[0]) < 0.5 * w for b in backs):

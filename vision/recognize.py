@@ -75,6 +75,7 @@ from vision.quality import card_width, measure
 from vision.rankcolour import rank_colour_probs, with_rank_colour
 from vision.refine import gradients, refine
 from vision.tablesize import TableSize
+from vision.widthbar import Threshold, WidthSteps
 
 
 def _model_dir() -> Path:
@@ -344,6 +345,8 @@ class Recognizer:
     opposite_anchors: bool | None = None
     lone_anchors: bool | str | None = None
     extra_bar: float | None = None
+    width_steps: WidthSteps | None = None
+    model_width_steps: WidthSteps | None = None
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threshold: float | None = None,
                  threads: int = 1, gate: str | Path | None = None,
@@ -383,6 +386,15 @@ class Recognizer:
         ct = meta.get("calibrated_threshold")
         self.calibrated_threshold = (None if ct is None
                                      else float(threshold if threshold is not None else ct))
+        #: The model's operating threshold by the card's width, where its ``.json`` names
+        #: ``"threshold_by_width"`` (:mod:`vision.widthbar`), whatever ``threshold`` says
+        #: (a sweep scores it beside every flat threshold); ``None``: flat.
+        steps = meta.get("threshold_by_width")
+        self.model_width_steps = (None if steps is None else
+                                  WidthSteps.parse(steps, f"{meta_path}: threshold_by_width"))
+        #: The threshold by width that :meth:`merge` holds cards to: the model's, unless a
+        #: ``threshold`` was given (which then holds for every card).
+        self.width_steps = self.model_width_steps if threshold is None else None
         if gate is None and meta.get("gate"):
             gate = model.parent / meta["gate"]
         # the files read, named by what the reads of this recogniser came from (vision.readsfile)
@@ -438,7 +450,12 @@ class Recognizer:
         # bursts); without it only single frames are calibrated
         burst = meta.get("burst", {})
         self.burst_frames = int(burst.get("frames", 1))
-        self.burst_threshold = max(self.threshold, float(burst.get("threshold", 0.0)))
+        # (without a burst threshold, each frame's cards are kept as the frame reported them:
+        # at the operating threshold, or at that of their width, which the fused cards' would
+        # undo; a burst threshold was chosen flat, and holds as chosen)
+        self.burst_threshold = (max(self.threshold, float(burst["threshold"])) if "threshold"
+                                in burst else 0.0 if self.width_steps is not None
+                                else self.threshold)
         self.burst_min_frames = int(burst.get("min_frames", 1))
 
     def __getstate__(self) -> dict:
@@ -537,8 +554,8 @@ class Recognizer:
         """
         if self.rank_colour_threshold is not None or len(self.look_scales) != 3:
             return SECOND_LOOK_FLOOR
-        lowest = min(t for t in (self.threshold, self.seen_threshold,
-                                 self.calibrated_threshold) if t is not None)
+        lowest = min(t for t in (self.threshold, self.seen_threshold, self.calibrated_threshold,
+                                 self.width_steps and self.width_steps.lowest) if t)
         reach = min(read_floor(lowest), ANCHOR_FLOOR)
         # (a hair under the bound: the mean of three float32 looks is rounded)
         return max(SECOND_LOOK_FLOOR, 3 * reach - 2 - 1e-4)
@@ -708,8 +725,11 @@ class Recognizer:
         # merge is kept for recognize, which makes it again otherwise
         mine = merge_own(reads, self.model_threshold) if EXTRA_OFF_CARDS else None
         cards = mine["cards"] if mine is not None else []
-        if self.threshold != self.model_threshold:
-            mine = None  # (not the merge recognize makes)
+        if self.threshold != self.model_threshold or self.width_steps is not None:
+            # (not the merge recognize makes; by width, the places are still chosen by the
+            # cards of the flat threshold, so that the reads, and a sweep's replay of them
+            # at any threshold, do not depend on the steps)
+            mine = None
 
         def clear(walked: list[IndexFrame]) -> list[IndexFrame]:
             over = over_cards(walked, cards, place)
@@ -773,7 +793,12 @@ class Recognizer:
                  if size.support >= SIZE_CLOSE_SUPPORT * found.sizes[0].support]
         return max(close, key=lambda i: (counts[i], -i)), looks
 
-    def merge(self, reads: list[_Read], threshold: float | None = None,
+    def operating_threshold(self) -> Threshold:
+        """What :meth:`merge` holds a card to: :attr:`width_steps` where the model has them,
+        else :attr:`threshold`."""
+        return self.width_steps if self.width_steps is not None else self.threshold
+
+    def merge(self, reads: list[_Read], threshold: Threshold | None = None,
               rank_colour_threshold: float | None = None, own: dict | None = None) -> dict:
         """Cards, face-down cards and refusals from :meth:`read`'s output
         (:func:`vision.merge.merge_reads` at the operating threshold, or ``threshold``); the
@@ -781,8 +806,9 @@ class Recognizer:
         :attr:`rank_colour_threshold` (or ``rank_colour_threshold``) carry them
         (:func:`vision.rankcolour.with_rank_colour`); ``merge_reads`` alone gives the codes
         without them. ``own``: the own reads' merge at the operating threshold, where
-        :meth:`_read` made it."""
-        result = (merge_reads(reads, self.threshold, own) if threshold is None
+        :meth:`_read` made it. The operating threshold goes by the card's width where the
+        model's ``.json`` says so (:attr:`width_steps`)."""
+        result = (merge_reads(reads, self.operating_threshold(), own) if threshold is None
                   else merge_reads(reads, threshold))
         rc = (self.rank_colour_threshold if rank_colour_threshold is None
               else rank_colour_threshold)

@@ -33,7 +33,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
 REFERENCE = SAMPLES / "reference.jsonl"
 #: What the reference's first line names, and a reader must match before its reads are compared.
 HEAD_KEYS = ("model", "model_sha256", "gate", "gate_sha256", "threshold", "rank_colour_threshold",
-             "extra_bar")
+             "extra_bar", "threshold_by_width")
 
 
 def sha256(path: Path) -> str:
@@ -182,6 +182,9 @@ def identity(rec) -> dict:  # noqa: ANN001
             # the extra walks' bar (None: without them); a reference written without them
             # has no such key, which reads as None
             "extra_bar": rec.extra_walk_bar(),
+            # the threshold by card width (vision.widthbar; None: flat), likewise
+            "threshold_by_width": (rec.width_steps.to_json() if rec.width_steps is not None
+                                   else None),
             "environment": environment(), "kernel_steps": kernels,
             # the same arithmetic either way; which kernels ran (vision.kernels.gemm_pays)
             "model_on_qgemm": on_qgemm(rec.model_path)}

@@ -37,6 +37,12 @@ without the two of them that are near copies of a trained one. The extra walks' 
 only which of their cards the merge keeps, not what is read, so reads saved with the extra
 walks at one bar are scored at the bar of the reader named (its ``.json``'s ``"extra_bar"``):
 one sweep's reads judge every bar.
+
+A reader whose ``.json`` holds cards to a threshold by their width (``"threshold_by_width"``,
+:mod:`vision.widthbar`) is scored at those steps too, as ``NAME by width``: one row, its
+``"threshold"`` the steps. The steps choose no place to read (the extra walks keep off the
+cards of the flat threshold), so the reads of a reader without them, saved, are scored by a
+copy whose ``.json`` names them: one sweep's reads judge every set of steps.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ import numpy as np
 from vision import readsfile, tablesize
 from vision.calibrate import THRESHOLDS, threshold_scores
 from vision.dataset import design_list
-from vision.evaluate import Score
+from vision.evaluate import Score, score_frame
 from vision.settings import applied, split_reader
 from vision.synth import random_deal, render_table
 
@@ -75,6 +81,10 @@ CALIBRATED_SUFFIX = " calibrated"
 #: the pipeline without them (their reads come after the pipeline's own, which they leave
 #: as they are), for no more reading.
 OWN_SUFFIX = " own places"
+#: The name under which a reader whose ``.json`` holds cards to a threshold by their width
+#: (``"threshold_by_width"``, :mod:`vision.widthbar`) is scored at those steps, beside every
+#: flat threshold: one row, its ``"threshold"`` the steps.
+BY_WIDTH_SUFFIX = " by width"
 
 
 def _init_worker(models: list[str], save: bool = False, calibrated: bool = False,
@@ -106,6 +116,9 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
             rec = _RECOGNIZERS.setdefault(m, Recognizer(path, threshold=0.5))
             reads = rec.read(img, table if _CALIBRATED[0] else None)
             out[m] = name_misreads(threshold_scores(rec, reads, labels), design, k)
+            if rec.model_width_steps is not None:
+                out[m + BY_WIDTH_SUFFIX] = name_misreads(
+                    [width_score(rec, reads, labels)], design, k)
             if rec.extra_walk_bar() is not None:  # and without them: the pipeline's own
                 own = [r for r in reads if not r.extra_bar]
                 out[m + OWN_SUFFIX] = name_misreads(threshold_scores(rec, own, labels),
@@ -171,7 +184,8 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
                 _numbered, list(enumerate(jobs)), chunksize=4)):
             for m, scores in res.items():
                 # (a reader with extra walks is scored without them too: OWN_SUFFIX)
-                for total, s in zip(totals.setdefault(m, [Score() for _ in THRESHOLDS]),
+                # (and by width: one score, BY_WIDTH_SUFFIX)
+                for total, s in zip(totals.setdefault(m, [Score() for _ in scores]),
                                     scores, strict=True):
                     total.add(s)
             kept[n] = reads
@@ -181,7 +195,8 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
         pool.join()
     result = {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
               "calibrated": calibrated, "seconds": round(time.time() - t0, 1),
-              "models": {Path(m).name: _rows(t) for m, t in totals.items()}}
+              "models": {Path(m).name: _rows(t) if not m.endswith(BY_WIDTH_SUFFIX)
+                         else _width_rows(t[0], m) for m, t in totals.items()}}
     if save_reads is not None:
         from vision.recognize import Recognizer
 
@@ -202,6 +217,20 @@ def _rows(totals: list[Score]) -> list[dict]:
             for t, s in zip(THRESHOLDS, totals, strict=True)]
 
 
+def width_score(rec, reads: list, labels: dict) -> Score:  # noqa: ANN001 - a Recognizer
+    """One frame's :class:`vision.evaluate.Score` with its cards held to the reader's
+    thresholds by width (:attr:`vision.recognize.Recognizer.model_width_steps`)."""
+    return score_frame({**rec.merge(reads, rec.model_width_steps), "elapsed_ms": 0.0}, labels)
+
+
+def _width_rows(total: Score, name: str) -> list[dict]:
+    """The one row of a reader scored by width (``name``: its spec and
+    :data:`BY_WIDTH_SUFFIX`), its ``"threshold"`` the steps of the reader's ``.json``."""
+    path = Path(split_reader(name.removesuffix(BY_WIDTH_SUFFIX))[0]).with_suffix(".json")
+    steps = json.loads(path.read_text())["threshold_by_width"]
+    return [{"threshold": steps, **total.summary(), "misreads": sorted(total.confusions)}]
+
+
 def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
                 calibrated: bool = False) -> dict:
     """The sweep that :func:`sweep_rendered` would give, from the reads it saved
@@ -219,6 +248,7 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
     bar = rec.extra_walk_bar()
     extra = bar is not None
     own_totals = [Score() for _ in THRESHOLDS]
+    by_width = [Score()] if rec.model_width_steps is not None else None
     metas = []
     kept = 0
     t0 = time.time()
@@ -240,6 +270,8 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
                 scores = threshold_scores(rec, scored, labels)
                 for total, s in zip(sums, name_misreads(scores, design, k), strict=True):
                     total.add(s)
+            if by_width is not None:
+                by_width[0].add(name_misreads([width_score(rec, reads, labels)], design, k)[0])
     if designs is not None and not kept:
         raise ValueError(f"no frame of the designs {designs!r} in these reads")
     return {"frames": kept, "calibrated": calibrated,
@@ -248,7 +280,9 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
             "seed": metas[0]["seed"] if len(metas) == 1 else [m["seed"] for m in metas],
             "seconds": round(time.time() - t0, 1), "from_reads": [Path(p).name for p in paths],
             "models": {Path(model).name: _rows(totals),
-                       **({Path(model).name + OWN_SUFFIX: _rows(own_totals)} if extra else {})}}
+                       **({Path(model).name + OWN_SUFFIX: _rows(own_totals)} if extra else {}),
+                       **({Path(model).name + BY_WIDTH_SUFFIX: _width_rows(
+                           by_width[0], model + BY_WIDTH_SUFFIX)} if by_width else {})}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -288,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     for name, rows in result["models"].items():
         for r in rows:
-            if r["threshold"] >= 0.95:
+            if isinstance(r["threshold"], list) or r["threshold"] >= 0.95:
                 print(name, r["threshold"], "recall", r["recall"], "misread",
                       f"{r['misread']}/{r['reported']}", "fp", r["false_positives"])
     return 0
