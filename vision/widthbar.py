@@ -3,8 +3,8 @@
 A reader's confidence does not mean the same on every card: a misread is far likelier on a
 small card, whose index glyphs span a few pixels, than on a large one at the same
 confidence. On the saved reads of 19 held-out sweeps (``models/cards_v7.md``, sixty-second
-session) 29 % of the misreads at 0.997 lay on cards under 45 px wide against 8 % of the
-right reads, and 8 % on cards 80 px or wider against 15 %. One flat threshold is then too
+session) 24 % of the 104 misreads at 0.997 lay on cards under 45 px wide against 10.5 % of
+the right reads, and 8 % on cards 80 px or wider against 20 %. One flat threshold is then too
 strict for large cards and too lax for small ones: holding each size to the threshold at
 which its misreads cost the same right reads reads more cards for the same misreads.
 
