@@ -116,3 +116,13 @@ def test_sweeps_it_cannot_use_are_refused(model: Path, tmp_path: Path,
     with pytest.raises(SystemExit):
         recheck_main([str(bare), str(other)])
     assert "no metadata" in capsys.readouterr().err
+    # rows by width (vision.sweep's one row of a reader's steps) are no flat thresholds
+    by_width = _sweep(tmp_path / "w.json", DEFAULT_MODEL.name + " by width", EDGE, 3)
+    data = json.loads(by_width.read_text())
+    (row,) = [r for r in data["models"][DEFAULT_MODEL.name + " by width"]
+              if r["threshold"] == 0.997]
+    data["models"] = {DEFAULT_MODEL.name + " by width": [{**row, "threshold": [[0, 0.997]]}]}
+    by_width.write_text(json.dumps(data))
+    with pytest.raises(SystemExit):
+        recheck_main([str(model), str(by_width), "--rows", DEFAULT_MODEL.name + " by width"])
+    assert "a threshold by width" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import pytest
 from vision.codes import CLASSES
 from vision.merge import _Read, merge_reads
 from vision.proposals import IndexFrame
-from vision.recognize import DEFAULT_MODEL, Recognizer, load_image
+from vision.recognize import DEFAULT_MODEL, SECOND_LOOK_FLOOR, Recognizer, load_image
 from vision.sweep import BY_WIDTH_SUFFIX, sweep_reads, sweep_rendered
 from vision.widthbar import WidthSteps
 
@@ -112,6 +112,8 @@ def test_a_models_threshold_by_width(tmp_path: Path) -> None:
     # the second looks reach down to what the lowest step needs
     low = Recognizer(_copy_model(tmp_path, threshold_by_width=[[0, 0.999], [60, 0.98]]))
     assert round(low.second_look_floor(), 4) == 0.5756 < Recognizer().second_look_floor()
+    # (a threshold of 0 is a threshold: every candidate is looked at again)
+    assert Recognizer(model, threshold=0.0).second_look_floor() == SECOND_LOOK_FLOOR
     # a frame whose cards are 37-63 px wide: under 50 px held to 0.9999 (its 0.9974 JH
     # refused), from 50 px to 0.99 (its 3D and AH at 0.991-0.992 kept)
     sharp = Recognizer(_copy_model(tmp_path, threshold_by_width=[[0, 0.9999], [50, 0.99]]))

@@ -224,6 +224,9 @@ def summed_sweeps(paths: list[Path], names: list[str]
         if name is None:
             raise ValueError(f"{path}: no rows named {' or '.join(map(repr, names))} (it has "
                              f"{', '.join(map(repr, models)) or 'none'})")
+        if any(not isinstance(r["threshold"], (int, float)) for r in models[name]):
+            raise ValueError(f"{path}: the rows {name!r} are of a threshold by width (one row, "
+                             "its steps), not of the flat thresholds a rule picks among")
         rows = add_sweeps(rows, models[name]) if rows else models[name]
         made.append({k: extra[k] for k in ("frames", "frames_per_design", "seed", "designs")
                      if k in extra})

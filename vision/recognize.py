@@ -554,8 +554,9 @@ class Recognizer:
         """
         if self.rank_colour_threshold is not None or len(self.look_scales) != 3:
             return SECOND_LOOK_FLOOR
+        steps = self.width_steps.lowest if self.width_steps is not None else None
         lowest = min(t for t in (self.threshold, self.seen_threshold, self.calibrated_threshold,
-                                 self.width_steps and self.width_steps.lowest) if t)
+                                 steps) if t is not None)
         reach = min(read_floor(lowest), ANCHOR_FLOOR)
         # (a hair under the bound: the mean of three float32 looks is rounded)
         return max(SECOND_LOOK_FLOOR, 3 * reach - 2 - 1e-4)
