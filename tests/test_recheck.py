@@ -126,3 +126,9 @@ def test_sweeps_it_cannot_use_are_refused(model: Path, tmp_path: Path,
     with pytest.raises(SystemExit):
         recheck_main([str(model), str(by_width), "--rows", DEFAULT_MODEL.name + " by width"])
     assert "a threshold by width" in capsys.readouterr().err
+    # a sweep file that is not there, or not JSON: said so, with its path, not a traceback
+    (tmp_path / "cut.json").write_text('{"models": {')
+    for bad in (tmp_path / "missing.json", tmp_path / "cut.json"):
+        with pytest.raises(SystemExit):
+            recheck_main([str(model), str(bad)])
+        assert f"{bad}: not a readable sweep result" in capsys.readouterr().err

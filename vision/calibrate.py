@@ -215,7 +215,12 @@ def summed_sweeps(paths: list[Path], names: list[str]
     rows: list[dict] = []
     made, used = [], []
     for path in paths:
-        extra = json.loads(Path(path).read_text())
+        try:
+            extra = json.loads(Path(path).read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: not a readable sweep result ({exc})") from exc
+        if not isinstance(extra, dict):
+            raise ValueError(f"{path}: not a sweep result (no \"models\")")
         if extra.get("calibrated"):
             raise ValueError(f"{path}: a calibrated sweep (frames read with their table's card "
                              "sizes); the operating threshold is chosen on the frame's own")
