@@ -28,7 +28,7 @@ from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.components import component_labels
 from vision.handwalk import is_step
 from vision.proposals import IndexFrame, axis_steps, card_steps
-from vision.widthbar import Threshold, at_least, lowest, threshold_for
+from vision.widthbar import Threshold, WidthSteps, at_least, lowest
 
 #: Two reads of one index corner are at most this far apart (card widths). Candidates of one
 #: corner lie within the reader's reach (~0.12); the index corners of neighbours in a hand are
@@ -279,6 +279,8 @@ def merge_own(reads: list[_Read], thr: Threshold) -> dict:
     []
     """
     floor = read_floor(lowest(thr))
+    # (a card's quad is made for its threshold only where that goes by width)
+    by_width = thr if isinstance(thr, WidthSteps) else None
     sure = sorted((r for r in reads if r.cls < 52 and r.prob >= floor),
                   key=lambda r: -r.prob)
     groups = _group_same_card(sure)
@@ -303,9 +305,8 @@ def merge_own(reads: list[_Read], thr: Threshold) -> dict:
                 groups[:0] = twins
                 continue
         score = card_score(g)
-        if score < (thr if isinstance(thr, float) else threshold_for(thr, _card_quad(g))):
-            # left to the refusals below
-            continue
+        if score < (thr if by_width is None else by_width.for_card(_card_quad(g))):
+            continue  # left to the refusals below
         found.append((g, score))
     cards = []
     joined = join_far_corners(found)
@@ -343,7 +344,7 @@ def merge_own(reads: list[_Read], thr: Threshold) -> dict:
     doubt: list[tuple[np.ndarray, float]] = []
     for r in reads:
         if r.cls >= 52 or r.code_mass < 0.5 or r.prob >= (
-                thr if isinstance(thr, float) else threshold_for(thr, r.corners())):
+                thr if by_width is None else by_width.for_card(r.corners())):
             continue
         c, w = r.center, r.frame.width
         if near_card(c, w, 0.5) or any(np.linalg.norm(c - b[0]) < 0.5 * w for b in backs):

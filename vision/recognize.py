@@ -453,9 +453,10 @@ class Recognizer:
         # (without a burst threshold, each frame's cards are kept as the frame reported them:
         # at the operating threshold, or at that of their width, which the fused cards' would
         # undo; a burst threshold was chosen flat, and holds as chosen)
-        self.burst_threshold = (max(self.threshold, float(burst["threshold"])) if "threshold"
-                                in burst else 0.0 if self.width_steps is not None
-                                else self.threshold)
+        if "threshold" in burst:
+            self.burst_threshold = max(self.threshold, float(burst["threshold"]))
+        else:
+            self.burst_threshold = 0.0 if self.width_steps is not None else self.threshold
         self.burst_min_frames = int(burst.get("min_frames", 1))
 
     def __getstate__(self) -> dict:

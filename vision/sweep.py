@@ -196,7 +196,8 @@ def sweep_rendered(models: list[str], frames_per_design: int, seed: int,
     result = {"frames": len(jobs), "frames_per_design": frames_per_design, "seed": seed,
               "calibrated": calibrated, "seconds": round(time.time() - t0, 1),
               "models": {Path(m).name: _rows(t) if not m.endswith(BY_WIDTH_SUFFIX)
-                         else _width_rows(t[0], m) for m, t in totals.items()}}
+                         else _width_rows(t[0], m.removesuffix(BY_WIDTH_SUFFIX))
+                         for m, t in totals.items()}}
     if save_reads is not None:
         from vision.recognize import Recognizer
 
@@ -223,10 +224,10 @@ def width_score(rec, reads: list, labels: dict) -> Score:  # noqa: ANN001 - a Re
     return score_frame({**rec.merge(reads, rec.model_width_steps), "elapsed_ms": 0.0}, labels)
 
 
-def _width_rows(total: Score, name: str) -> list[dict]:
-    """The one row of a reader scored by width (``name``: its spec and
-    :data:`BY_WIDTH_SUFFIX`), its ``"threshold"`` the steps of the reader's ``.json``."""
-    path = Path(split_reader(name.removesuffix(BY_WIDTH_SUFFIX))[0]).with_suffix(".json")
+def _width_rows(total: Score, model: str) -> list[dict]:
+    """The one row of reader ``model`` (its spec) scored by width, its ``"threshold"`` the
+    steps of the reader's ``.json``."""
+    path = Path(split_reader(model)[0]).with_suffix(".json")
     steps = json.loads(path.read_text())["threshold_by_width"]
     return [{"threshold": steps, **total.summary(), "misreads": sorted(total.confusions)}]
 
@@ -281,8 +282,8 @@ def sweep_reads(model: str, paths: list[Path], designs: str | None = None,
             "seconds": round(time.time() - t0, 1), "from_reads": [Path(p).name for p in paths],
             "models": {Path(model).name: _rows(totals),
                        **({Path(model).name + OWN_SUFFIX: _rows(own_totals)} if extra else {}),
-                       **({Path(model).name + BY_WIDTH_SUFFIX: _width_rows(
-                           by_width[0], model + BY_WIDTH_SUFFIX)} if by_width else {})}}
+                       **({Path(model).name + BY_WIDTH_SUFFIX: _width_rows(by_width[0], model)}
+                          if by_width else {})}}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,6 +68,16 @@ class WidthSteps:
         """The threshold of a card ``width`` pixels wide."""
         return self.thresholds[bisect.bisect_right(self.widths, width) - 1]
 
+    def for_card(self, quad: np.ndarray) -> float:
+        """The threshold of a card whose corners are ``quad`` (4 x 2): by the shorter of its
+        two sides (:func:`card_width`).
+
+        >>> quad = np.array([[0, 0], [60, 0], [60, 87], [0, 87]], float)
+        >>> WidthSteps.parse([[0, 0.999], [55, 0.995]]).for_card(quad)
+        0.995
+        """
+        return self.at(card_width(quad))
+
     @property
     def lowest(self) -> float:
         """The lowest threshold of any width (what the reads' floor must allow)."""
@@ -94,19 +104,6 @@ def lowest(thr: Threshold) -> float:
 def at_least(thr: Threshold, bar: float) -> Threshold:
     """``thr`` raised to ``bar`` wherever it is lower."""
     return thr.at_least(bar) if isinstance(thr, WidthSteps) else max(float(thr), bar)
-
-
-def threshold_for(thr: Threshold, quad: np.ndarray) -> float:
-    """The threshold of a card whose corners are ``quad`` (4 x 2): by the shorter of its
-    two sides where ``thr`` goes by width.
-
-    >>> quad = np.array([[0, 0], [60, 0], [60, 87], [0, 87]], float)
-    >>> threshold_for(WidthSteps.parse([[0, 0.999], [55, 0.995]]), quad), threshold_for(0.997, quad)
-    (0.995, 0.997)
-    """
-    if not isinstance(thr, WidthSteps):
-        return float(thr)
-    return thr.at(card_width(quad))
 
 
 def card_width(quad: np.ndarray) -> float:
