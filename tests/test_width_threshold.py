@@ -16,6 +16,7 @@ from vision.merge import _Read, merge_reads
 from vision.proposals import IndexFrame
 from vision.recognize import DEFAULT_MODEL, SECOND_LOOK_FLOOR, Recognizer, load_image
 from vision.sweep import BY_WIDTH_SUFFIX, sweep_reads, sweep_rendered
+from vision.sweep import main as sweep_main
 from vision.widthbar import WidthSteps
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
@@ -70,6 +71,45 @@ def test_a_card_is_held_to_the_threshold_of_its_width() -> None:
     # steps that are one threshold merge as that threshold
     one = WidthSteps.parse([[0, 0.997]])
     assert merge_reads([large, small, middle], one) == flat
+
+
+GUARD = {"below": 0.997, "sure": 0.999, "sure_cards": 3, "same_code_reach": 1.5}
+
+
+def test_a_guard_keeps_cards_under_the_flat_threshold_only_where_the_frame_vouches() -> None:
+    guarded = WidthSteps.parse({"steps": STEPS, "guard": GUARD})
+    assert guarded.to_json() == {"steps": [[float(w), t] for w, t in STEPS], "guard": GUARD}
+    assert WidthSteps.parse(guarded.to_json()) == guarded
+    assert guarded.at_least(0.998).guard == guarded.guard
+    lax = _read("QH", 0.994, (100, 100), 90.0)        # 0.993 for 90 px: under the flat 0.997
+    sure = [_read(code, 0.9995, (300 + 150 * k, 100), 90.0)
+            for k, code in enumerate(("7S", "2D", "9C"))]
+    # three sure cards in the frame: the lax card stands, as without the guard
+    out = merge_reads([lax, *sure], guarded)
+    assert out == merge_reads([lax, *sure], WidthSteps.parse(STEPS))
+    assert sorted(c["code"] for c in out["cards"]) == ["2D", "7S", "9C", "QH"]
+    # two: its scale is not vouched for; refused where it lay, the sure cards kept
+    out = merge_reads([lax, *sure[:2]], guarded)
+    assert sorted(c["code"] for c in out["cards"]) == ["2D", "7S"]
+    (refusal,) = out["unreadable"]
+    assert np.allclose(refusal["center"], lax.center, atol=0.1)
+    # a card over the flat threshold needs no vouching, alone or not
+    alone = _read("QH", 0.998, (100, 100), 90.0)
+    assert [c["code"] for c in merge_reads([alone], guarded)["cards"]] == ["QH"]
+    # a second report of one card: its code again within 1.5 of its widths (a misjudged
+    # size puts the centres apart); the lax one refused, the other kept
+    again = _read("QH", 0.9995, (100, 220), 90.0)
+    codes = [c["code"] for c in merge_reads([lax, again, *sure], guarded)["cards"]]
+    assert sorted(codes) == ["2D", "7S", "9C", "QH"]
+    assert [c["code"] for c in merge_reads(
+        [lax, again, *sure], WidthSteps.parse(STEPS))["cards"]].count("QH") == 2
+    for bad, why in (({"steps": STEPS}, "only"), ({"steps": STEPS, "guard": GUARD, "x": 1}, "only"),
+                     ({"steps": STEPS, "guard": {**GUARD, "sure": 0.99}}, "not be under"),
+                     ({"steps": STEPS, "guard": {**GUARD, "sure_cards": 2.5}}, "whole number"),
+                     ({"steps": STEPS, "guard": {**GUARD, "below": True}}, "numbers"),
+                     ({"steps": STEPS, "guard": {"below": 0.997}}, "numbers")):
+        with pytest.raises(ValueError, match=why):
+            WidthSteps.parse(bad)
 
 
 def test_extra_walks_cards_need_their_bar_at_any_width() -> None:
@@ -130,6 +170,15 @@ def test_a_models_threshold_by_width(tmp_path: Path) -> None:
         (c["code"], c["center"]) for c in got["cards"])
     with pytest.raises(ValueError, match="threshold_by_width: thresholds must not rise"):
         Recognizer(_copy_model(tmp_path, threshold_by_width=[[0, 0.99], [60, 0.999]]))
+    # a guard in the .json: what the merge of a frame's reads holds its cards to
+    guarded = Recognizer(_copy_model(tmp_path, threshold_by_width={"steps": STEPS,
+                                                                   "guard": GUARD}))
+    assert guarded.width_steps == WidthSteps.parse({"steps": STEPS, "guard": GUARD})
+    reads = guarded.read(img)
+    assert guarded.recognize(img)["cards"] == merge_reads(reads, guarded.width_steps)["cards"]
+    with pytest.raises(ValueError, match="threshold_by_width: guard: sure must not be under"):
+        Recognizer(_copy_model(tmp_path, threshold_by_width={
+            "steps": STEPS, "guard": {**GUARD, "sure": 0.9}}))
 
 
 def test_a_sweep_scores_a_reader_by_width_beside_its_flat_thresholds(tmp_path: Path) -> None:
@@ -153,3 +202,12 @@ def test_a_sweep_scores_a_reader_by_width_beside_its_flat_thresholds(tmp_path: P
     (by_width,) = again[name + BY_WIDTH_SUFFIX]
     assert by_width["threshold"] == STEPS
     assert again[name] == swept["models"][name]  # the flat rows: the same reads
+    # a guarded reader's row names its steps and guard, and the command prints it
+    (tmp_path / "guarded").mkdir()
+    guarded = _copy_model(tmp_path / "guarded",
+                          threshold_by_width={"steps": STEPS, "guard": GUARD})
+    out = tmp_path / "guarded.json"
+    assert sweep_main(["--from-reads", str(reads), "--out", str(out), str(guarded)]) == 0
+    (row,) = json.loads(out.read_text())["models"][name + BY_WIDTH_SUFFIX]
+    assert row["threshold"] == {"steps": STEPS, "guard": GUARD}
+    assert row["correct"] <= by_width["correct"] and row["reported"] <= by_width["reported"]

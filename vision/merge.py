@@ -175,7 +175,8 @@ def merge_reads(reads: list[_Read], thr: Threshold, own: dict | None = None) -> 
     often as the rest (``models/cards_v7.md``, fifty-seventh session), so they answer to a
     stricter bar, and never change a card the pipeline's own reads report. ``own``: the own
     reads' :func:`merge_own` at ``thr``, where it was made already. ``thr`` may go by the
-    card's width (:class:`vision.widthbar.WidthSteps`).
+    card's width (:class:`vision.widthbar.WidthSteps`), and its guard
+    (:class:`vision.widthbar.LaxGuard`) then judges the cards of the whole merge.
 
     >>> def read(code, prob, point, bar=0.0):  # an index corner of a card 60 x 87
     ...     f = IndexFrame(np.array(point, float), np.array([1.0, 0.0]),
@@ -191,6 +192,13 @@ def merge_reads(reads: list[_Read], thr: Threshold, own: dict | None = None) -> 
     >>> merge_reads([own, read("QH", 0.999, (102, 101), bar=0.9995)], 0.997)["cards"]
     []
     """
+    result = _merge_reads(reads, thr, own)
+    # (a guard on the cards under the flat threshold judges the frame's whole report)
+    guard = thr.guard if isinstance(thr, WidthSteps) else None
+    return result if guard is None else guard.kept(result)
+
+
+def _merge_reads(reads: list[_Read], thr: Threshold, own: dict | None) -> dict:
     extra = [r for r in reads if r.extra_bar]
     if not extra:
         return own if own is not None else merge_own(reads, thr)

@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     for name, rows in result["models"].items():
         for r in rows:
-            if isinstance(r["threshold"], list) or r["threshold"] >= 0.95:
+            if not isinstance(r["threshold"], (int, float)) or r["threshold"] >= 0.95:
                 print(name, r["threshold"], "recall", r["recall"], "misread",
                       f"{r['misread']}/{r['reported']}", "fp", r["false_positives"])
     return 0

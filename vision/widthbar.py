@@ -14,6 +14,16 @@ a threshold holds, the first from 0, widths increasing and thresholds not (a lar
 is never held higher). :meth:`vision.recognize.Recognizer.merge` then keeps a card only at
 the threshold of its width (:func:`vision.merge.merge_own`).
 
+A card's size is known from its reads, and may be misjudged: read at a hand-sized
+hypothesis, a 46 px card can be reported 91 px wide and held to a large card's lax threshold
+(sixty-second session: 9 of the 11 false positives the steps added). Such frames are
+misjudged as a whole (their few cards alike), so a cap by the frame's median card width does
+not catch them (sixty-third session). Steps may name a :class:`LaxGuard`
+(``{"steps": [...], "guard": {...}}``): a card reported under the guard's ``below`` (the flat
+threshold the steps depart from) is kept only in a frame that reports enough sure cards to
+have its scale right, and where no other card of its code lies close by (a second report of
+one card, misjudged in size).
+
 >>> steps = WidthSteps.parse([[0, 0.999], [45, 0.997], [80, 0.993]])
 >>> steps.at(30.0), steps.at(45.0), steps.at(79.9), steps.at(200.0)
 (0.999, 0.997, 0.997, 0.993)
@@ -24,29 +34,131 @@ the threshold of its width (:func:`vision.merge.merge_own`).
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 
 @dataclass(frozen=True)
+class LaxGuard:
+    """Where a card may stand under ``below`` (its confidence as reported): in a frame
+    that reports at least ``sure_cards`` cards at ``sure`` or more, with no other reported
+    card of its code whose centre lies within ``same_code_reach`` of its widths."""
+
+    below: float
+    sure: float
+    sure_cards: int
+    same_code_reach: float
+
+    @classmethod
+    def parse(cls, guard: object, where: str) -> LaxGuard:
+        """A guard from a ``.json``'s ``{"below": ..., "sure": ..., "sure_cards": ...,
+        "same_code_reach": ...}``; ``ValueError`` naming ``where`` for anything else.
+
+        >>> LaxGuard.parse({"below": 0.997, "sure": 0.999, "sure_cards": 3,
+        ...                 "same_code_reach": 1.5}, "g")
+        LaxGuard(below=0.997, sure=0.999, sure_cards=3, same_code_reach=1.5)
+        >>> LaxGuard.parse({"below": 0.997, "sure": 0.99, "sure_cards": 3,
+        ...                 "same_code_reach": 1.5}, "g")
+        Traceback (most recent call last):
+        ...
+        ValueError: g: sure must not be under below, not 0.99 < 0.997
+        """
+        keys = ("below", "sure", "sure_cards", "same_code_reach")
+        if not isinstance(guard, dict) or sorted(guard) != sorted(keys) or any(
+                isinstance(guard[k], bool) or not isinstance(guard[k], (int, float))
+                for k in keys):
+            raise ValueError(f"{where}: must give the numbers {', '.join(keys)} and nothing "
+                             f"else, not {guard!r}")
+        below, sure = float(guard["below"]), float(guard["sure"])
+        cards, reach = guard["sure_cards"], float(guard["same_code_reach"])
+        if not (0.5 <= below <= 1.0 and 0.5 <= sure <= 1.0):
+            raise ValueError(f"{where}: below and sure must be probabilities from 0.5 to 1")
+        if sure < below:
+            raise ValueError(f"{where}: sure must not be under below, not {sure} < {below}")
+        if not isinstance(cards, int) or cards < 0 or reach < 0:
+            raise ValueError(f"{where}: sure_cards must be a whole number and "
+                             "same_code_reach a width, neither negative")
+        return cls(below, sure, cards, reach)
+
+    def kept(self, result: dict) -> dict:
+        """A merge's ``result`` with each card under :attr:`below` that its frame does not
+        vouch for made a refusal where it lay.
+
+        >>> def card(code, conf, x, w=60.0):
+        ...     quad = [[x, 0.0], [x + w, 0.0], [x + w, 1.45 * w], [x, 1.45 * w]]
+        ...     return {"code": code, "confidence": conf, "center": [x + w / 2, 0.725 * w],
+        ...             "corners": quad}
+        >>> guard = LaxGuard(0.997, 0.999, 2, 1.5)
+        >>> sure = [card("2C", 0.9995, 500.0), card("3C", 0.9999, 700.0)]
+        >>> lax = card("QH", 0.995, 100.0)
+        >>> [c["code"] for c in guard.kept({"cards": [lax, *sure], "unreadable": []})["cards"]]
+        ['QH', '2C', '3C']
+        >>> out = guard.kept({"cards": [lax, sure[0]], "unreadable": []})  # one sure card
+        >>> [c["code"] for c in out["cards"]], out["unreadable"]
+        (['2C'], [{'center': [130.0, 43.5]}])
+        >>> twice = card("QH", 0.9999, 150.0)                   # its code 50 px off: twice
+        >>> [c["code"] for c in guard.kept({"cards": [lax, twice, *sure],
+        ...                                 "unreadable": []})["cards"]]
+        ['QH', '2C', '3C']
+        """
+        cards = result["cards"]
+        sure = sum(1 for c in cards if c["confidence"] >= self.sure)
+        kept, refused = [], []
+        for c in cards:
+            if c["confidence"] < self.below and (sure < self.sure_cards or self._twice(c, cards)):
+                refused.append({"center": c["center"]})
+            else:
+                kept.append(c)
+        if not refused:
+            return result
+        return {**result, "cards": kept, "unreadable": [*result["unreadable"], *refused]}
+
+    def _twice(self, card: dict, cards: list[dict]) -> bool:
+        """Whether another of ``cards`` bears ``card``'s code within reach of its centre."""
+        reach = self.same_code_reach * card_width(np.array(card["corners"], np.float64))
+        centre = np.array(card["center"], np.float64)
+        return any(o is not card and o["code"] == card["code"]
+                   and float(np.linalg.norm(np.array(o["center"], np.float64) - centre)) < reach
+                   for o in cards)
+
+    def to_json(self) -> dict:
+        return {"below": self.below, "sure": self.sure, "sure_cards": self.sure_cards,
+                "same_code_reach": self.same_code_reach}
+
+
+@dataclass(frozen=True)
 class WidthSteps:
     """Thresholds by card width: ``widths[i]`` (pixels, the first 0) is where
-    ``thresholds[i]`` starts to hold."""
+    ``thresholds[i]`` starts to hold; ``guard``: where a card may stand under the flat
+    threshold (``None``: wherever its width's threshold lets it)."""
 
     widths: tuple[float, ...]
     thresholds: tuple[float, ...]
+    guard: LaxGuard | None = None
 
     @classmethod
     def parse(cls, steps: object, where: str = "threshold_by_width") -> WidthSteps:
-        """Steps from a ``.json``'s list of ``[width, threshold]`` pairs; ``ValueError``
-        naming ``where`` for anything else.
+        """Steps from a ``.json``'s list of ``[width, threshold]`` pairs, or
+        ``{"steps": [...], "guard": {...}}`` (:class:`LaxGuard`); ``ValueError`` naming
+        ``where`` for anything else.
 
         >>> WidthSteps.parse([[0, 0.99], [50, 0.995]])
         Traceback (most recent call last):
         ...
         ValueError: threshold_by_width: thresholds must not rise with width, not [0.99, 0.995]
+        >>> WidthSteps.parse({"steps": [[0, 0.99]]})
+        Traceback (most recent call last):
+        ...
+        ValueError: threshold_by_width: must name "steps" and "guard" only, not ['steps']
         """
+        guard = None
+        if isinstance(steps, dict):
+            if sorted(steps) != ["guard", "steps"]:
+                raise ValueError(f'{where}: must name "steps" and "guard" only, '
+                                 f"not {sorted(steps)}")
+            guard = LaxGuard.parse(steps["guard"], f"{where}: guard")
+            steps = steps["steps"]
         if (not isinstance(steps, list) or not steps
                 or not all(isinstance(s, list) and len(s) == 2 for s in steps)
                 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -62,7 +174,7 @@ class WidthSteps:
                              f"not {thresholds}")
         if any(b > a for a, b in zip(thresholds, thresholds[1:], strict=False)):
             raise ValueError(f"{where}: thresholds must not rise with width, not {thresholds}")
-        return cls(tuple(widths), tuple(thresholds))
+        return cls(tuple(widths), tuple(thresholds), guard)
 
     def at(self, width: float) -> float:
         """The threshold of a card ``width`` pixels wide."""
@@ -86,10 +198,12 @@ class WidthSteps:
     def at_least(self, bar: float) -> WidthSteps:
         """These steps, none below ``bar`` (the extra walks' cards: their bar or the
         threshold of their width, whichever is higher)."""
-        return WidthSteps(self.widths, tuple(max(t, bar) for t in self.thresholds))
+        return replace(self, thresholds=tuple(max(t, bar) for t in self.thresholds))
 
-    def to_json(self) -> list[list[float]]:
-        return [[w, t] for w, t in zip(self.widths, self.thresholds, strict=True)]
+    def to_json(self) -> list[list[float]] | dict:
+        """What :meth:`parse` reads back."""
+        steps = [[w, t] for w, t in zip(self.widths, self.thresholds, strict=True)]
+        return steps if self.guard is None else {"steps": steps, "guard": self.guard.to_json()}
 
 
 #: A threshold of :func:`vision.merge.merge_own`: one for every card, or by its width.
