@@ -132,3 +132,34 @@ def test_sweeps_it_cannot_use_are_refused(model: Path, tmp_path: Path,
         with pytest.raises(SystemExit):
             recheck_main([str(model), str(bad)])
         assert f"{bad}: not a readable sweep result" in capsys.readouterr().err
+
+
+def test_later_sweeps_are_added_onto_the_recorded_re_check(
+        model: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A first sweep keeps 0.997 and is recorded; a second, added onto the record (its file
+    of the first no longer needed), pools to a bound over the rule at 0.997: raised to
+    0.998, both sweeps recorded. The same seed again, or no record, is refused."""
+    first = _sweep(tmp_path / "a.json", OWN, {**EDGE, 0.997: 50}, 911)
+    assert recheck_main([str(model), str(first), "--rows", OWN, "--write"]) == 0
+    meta = json.loads(model.with_suffix(".json").read_text())
+    assert meta["threshold"] == 0.997 and meta["threshold_recheck"]["verdict"] == "holds"
+    first.unlink()
+    second = _sweep(tmp_path / "b.json", OWN, {**EDGE, 0.997: 94}, 919)
+    assert recheck_main([str(model), str(second), "--rows", OWN, "--onto-record",
+                         "--write"]) == 0
+    meta = json.loads(model.with_suffix(".json").read_text())
+    record = meta["threshold_recheck"]
+    assert meta["threshold"] == 0.998 and record["verdict"] == "raised"
+    assert [s["seed"] for s in record["sweeps"]] == [911, 919]
+    pooled = {r["threshold"]: r for r in record["pooled"]}
+    assert (pooled[0.997]["misread"], pooled[0.997]["reported"]) == (144, 160_000)
+    assert pooled[0.997]["frames"] == 20_000 and min(pooled) == 0.99
+    assert "144 /  160000" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        recheck_main([str(model), str(second), "--rows", OWN, "--onto-record"])
+    assert "seed 919 is in the recorded re-check already" in capsys.readouterr().err
+    meta.pop("threshold_recheck")
+    model.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(SystemExit):
+        recheck_main([str(model), str(second), "--rows", OWN, "--onto-record"])
+    assert "no recorded re-check" in capsys.readouterr().err

@@ -4,6 +4,7 @@
         --workers 2 --out sw911.json models/cards_v7.onnx          # and more fresh seeds
     python -m vision.recheck models/cards_v7.onnx sw911.json sw919.json ...
     python -m vision.recheck models/cards_v7.onnx sw*.json --rows "cards_v7.onnx own places" --write
+    python -m vision.recheck models/cards_v7.onnx sw1087.json ... --onto-record --write
 
 :mod:`vision.calibrate` picks the threshold on sweeps that are then spent: the pick sits where
 those sweeps just kept the misread rule, so they flatter it. Sweeps rendered later, of designs
@@ -21,6 +22,11 @@ after, the verdict, the rule, the sweeps and their pooled rows), and a pick abov
 reader's threshold becomes its threshold. A pick at or below it leaves the threshold as it
 is: a later test can ask for more caution, never for less; a lower threshold needs a
 calibration of its own.
+
+With ``--onto-record`` the sweeps are added to those the ``.json``'s last re-check pooled
+(its recorded rows, from 0.99 up), so that the re-check goes on across machines that no
+longer hold the earlier sweep files; a sweep of a seed and designs already recorded is
+refused (the same frames counted twice).
 """
 
 from __future__ import annotations
@@ -29,7 +35,13 @@ import argparse
 import json
 from pathlib import Path
 
-from vision.calibrate import keeps_rule, misread_upper_bound, pick_threshold, summed_sweeps
+from vision.calibrate import (
+    add_sweeps,
+    keeps_rule,
+    misread_upper_bound,
+    pick_threshold,
+    summed_sweeps,
+)
 
 #: Rows printed and recorded: the thresholds a re-check can move to.
 SHOWN_FROM = 0.99
@@ -55,6 +67,38 @@ def recheck(meta: dict, rows: list[dict]) -> tuple[float, dict]:
     return max(float(meta["threshold"]), float(pick["threshold"])), pick
 
 
+def onto_record(meta: dict, rows: list[dict], made: list[dict]) -> tuple[list[dict], list[dict]]:
+    """``rows`` and ``made`` (the sweeps they were summed from) added to the pooled rows and
+    sweeps of ``meta``'s recorded re-check, on the thresholds it recorded; ``ValueError``
+    where there is no record, or a sweep's seed and designs are recorded already.
+
+    >>> def row(t, m): return {"threshold": t, "frames": 640, "readable_cards": 8000,
+    ...     "correct": 5000, "reported": 5100, "misread": m, "false_positives": 2,
+    ...     "face_down": 0, "face_down_found": 0, "face_down_false": 0, "unreadable_reports": 0}
+    >>> meta = {"threshold_recheck": {"pooled": [row(0.997, 5)], "sweeps": [{"seed": 1}]}}
+    >>> pooled, sweeps = onto_record(meta, [row(0.99, 9), row(0.997, 3)], [{"seed": 2}])
+    >>> [(r["threshold"], r["misread"], r["frames"]) for r in pooled], len(sweeps)
+    ([(0.997, 8, 1280)], 2)
+    >>> onto_record(meta, [row(0.997, 3)], [{"seed": 1}])
+    Traceback (most recent call last):
+    ...
+    ValueError: seed 1 is in the recorded re-check already
+    """
+    record = meta.get("threshold_recheck")
+    if not record:
+        raise ValueError("no recorded re-check to add to (run without --onto-record first)")
+    seen = {(s.get("seed"), s.get("designs")) for s in record["sweeps"]}
+    for sweep in made:
+        if (sweep.get("seed"), sweep.get("designs")) in seen:
+            raise ValueError(f"seed {sweep.get('seed')} is in the recorded re-check already")
+    by_threshold = {r["threshold"]: r for r in rows}
+    missing = [r["threshold"] for r in record["pooled"] if r["threshold"] not in by_threshold]
+    if missing:
+        raise ValueError(f"the sweeps lack the recorded thresholds {missing}")
+    pooled = add_sweeps(record["pooled"], [by_threshold[r["threshold"]] for r in record["pooled"]])
+    return pooled, [*record["sweeps"], *made]
+
+
 def _line(r: dict, rule: dict) -> str:
     bound = misread_upper_bound(r["misread"], r["reported"])
     keeps = keeps_rule(r, rule["max_error"], rule["max_fp"], rule.get("bound", True))
@@ -74,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="each sweep's rows of the first of these names it has (default: the "
                          "model's file name); e.g. 'cards_v7.onnx own places', the pipeline "
                          "without the extra walks")
+    ap.add_argument("--onto-record", action="store_true",
+                    help="add the sweeps to those the .json's last re-check pooled")
     ap.add_argument("--write", action="store_true",
                     help="record the re-check in the .json, and raise the threshold there "
                          "when the rule asks for more")
@@ -89,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(e))
     made = [{"file": path.name, "rows": name, **sweep}
             for path, name, sweep in zip(args.sweeps, used, made, strict=True)]
+    if args.onto_record:
+        try:
+            rows, made = onto_record(meta, rows, made)
+        except ValueError as e:
+            ap.error(str(e))
     rule = meta.get("rule", DEFAULT_RULE)
     shown = [r for r in rows if r["threshold"] >= SHOWN_FROM]
     print(f"{len(made)} sweeps, rows {' or '.join(map(repr, names))}; the rule: misread bound <= "
