@@ -25,8 +25,8 @@ calibration of its own.
 
 With ``--onto-record`` the sweeps are added to those the ``.json``'s last re-check pooled
 (its recorded rows, from 0.99 up), so that the re-check goes on across machines that no
-longer hold the earlier sweep files; a sweep of a seed and designs already recorded is
-refused (the same frames counted twice).
+longer hold the earlier sweep files; a sweep of a seed already recorded is refused (the
+same frames counted twice).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def recheck(meta: dict, rows: list[dict]) -> tuple[float, dict]:
 def onto_record(meta: dict, rows: list[dict], made: list[dict]) -> tuple[list[dict], list[dict]]:
     """``rows`` and ``made`` (the sweeps they were summed from) added to the pooled rows and
     sweeps of ``meta``'s recorded re-check, on the thresholds it recorded; ``ValueError``
-    where there is no record, or a sweep's seed and designs are recorded already.
+    where there is no record, or a sweep's seed is recorded already.
 
     >>> def row(t, m): return {"threshold": t, "frames": 640, "readable_cards": 8000,
     ...     "correct": 5000, "reported": 5100, "misread": m, "false_positives": 2,
@@ -87,9 +87,10 @@ def onto_record(meta: dict, rows: list[dict], made: list[dict]) -> tuple[list[di
     record = meta.get("threshold_recheck")
     if not record:
         raise ValueError("no recorded re-check to add to (run without --onto-record first)")
-    seen = {(s.get("seed"), s.get("designs")) for s in record["sweeps"]}
+    # (by seed alone: the earliest records do not name their designs)
+    seen = {s.get("seed") for s in record["sweeps"]}
     for sweep in made:
-        if (sweep.get("seed"), sweep.get("designs")) in seen:
+        if sweep.get("seed") in seen:
             raise ValueError(f"seed {sweep.get('seed')} is in the recorded re-check already")
     by_threshold = {r["threshold"]: r for r in rows}
     missing = [r["threshold"] for r in record["pooled"] if r["threshold"] not in by_threshold]
