@@ -25,8 +25,8 @@ calibration of its own.
 
 With ``--onto-record`` the sweeps are added to those the ``.json``'s last re-check pooled
 (its recorded rows, from 0.99 up), so that the re-check goes on across machines that no
-longer hold the earlier sweep files; a sweep of a seed already recorded is refused (the
-same frames counted twice).
+longer hold the earlier sweep files; a sweep of a seed already recorded, or given twice, is
+refused (the same frames counted twice).
 """
 
 from __future__ import annotations
@@ -83,6 +83,10 @@ def onto_record(meta: dict, rows: list[dict], made: list[dict]) -> tuple[list[di
     Traceback (most recent call last):
     ...
     ValueError: seed 1 is in the recorded re-check already
+    >>> onto_record(meta, [row(0.997, 3)], [{"seed": 2}, {"seed": 2}])
+    Traceback (most recent call last):
+    ...
+    ValueError: seed 2 is in the recorded re-check already
     """
     record = meta.get("threshold_recheck")
     if not record:
@@ -92,6 +96,7 @@ def onto_record(meta: dict, rows: list[dict], made: list[dict]) -> tuple[list[di
     for sweep in made:
         if sweep.get("seed") in seen:
             raise ValueError(f"seed {sweep.get('seed')} is in the recorded re-check already")
+        seen.add(sweep.get("seed"))  # (nor twice among these)
     by_threshold = {r["threshold"]: r for r in rows}
     missing = [r["threshold"] for r in record["pooled"] if r["threshold"] not in by_threshold]
     if missing:
