@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision import readsfile  # noqa: E402
 from vision.evaluate import match_reports  # noqa: E402
 from vision.recognize import DEFAULT_MODEL, Recognizer  # noqa: E402
-from vision.synth import random_deal, render_table  # noqa: E402
+from vision.sweep import sweep_frame  # noqa: E402
 
 #: The upright card's width (pixels) and the index region looked at (card widths).
 WIDTH, REGION = 240, 0.30
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     args = ap.parse_args(argv)
     rec = Recognizer(args.model, threshold=0.5)
-    threshold = Recognizer(args.model).model_threshold
+    threshold = rec.model_threshold
     bar = rec.extra_walk_bar()
     counts: Counter = Counter()
     by_width: dict[tuple[int, int], Counter] = {}
@@ -96,10 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             cards = merged["cards"]
             if not any(c["code"][0] in "38" for c in cards):
                 continue
-            design, k = labels["sweep_frame"]
-            rng = np.random.default_rng([seed, k, sum(map(ord, design))])  # as vision.sweep
-            size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
-            img, _ = render_table(random_deal(rng), rng, design=design, size=size)
+            img, _ = sweep_frame(*labels["sweep_frame"], seed)
             for card, (best, _) in zip(cards, match_reports(cards, labels["cards"]),
                                        strict=True):
                 if card["code"][0] not in "38" or best is None:

@@ -63,12 +63,10 @@ def read_frame(job: tuple[str, int, int]) -> tuple[dict, list, np.ndarray]:
     reads and the second reader's probability of each code read's class at each scale."""
     from vision.crops import extract_crops
     from vision.proposals import IndexFrame
-    from vision.synth import random_deal, render_table
+    from vision.sweep import sweep_frame
 
     design, k, seed = job
-    rng = np.random.default_rng([seed, k, sum(map(ord, design))])
-    size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
-    img, labels = render_table(random_deal(rng), rng, design=design, size=size)
+    img, labels = sweep_frame(design, k, seed)
     reads = _READERS["first"].read(img)
     asked = [i for i, r in enumerate(reads) if r.cls < 52 and r.prob >= 0.5]
     opinions = np.zeros((len(reads), len(SCALES)), np.float32)

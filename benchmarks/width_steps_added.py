@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -90,11 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         steps = WidthSteps.parse(json.loads(args.steps.read_text()), str(args.steps))
     except (OSError, ValueError) as e:
         ap.error(str(e))
-    rec = Recognizer(args.model)
+    rec = Recognizer(args.model, threshold=0.5)  # (as the sweep read them)
     flat_threshold, bar = rec.model_threshold, rec.extra_walk_bar()
-    identity = readsfile.reader_identity(Recognizer(args.model, threshold=0.5))
+    identity = readsfile.reader_identity(rec)
     rows = {f"flat {flat_threshold}": flat_threshold,
-            "steps, unguarded": WidthSteps(steps.widths, steps.thresholds), "steps": steps}
+            "steps, unguarded": replace(steps, guard=None), "steps": steps}
     totals = {name: Score() for name in rows}
     for path in args.reads:
         meta, frames = readsfile.load(path)

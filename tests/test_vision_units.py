@@ -1391,11 +1391,9 @@ def test_proposals_find_cards_under_a_coloured_light(monkeypatch) -> None:
 
 def _sweep_frame(design: str, k: int) -> tuple[np.ndarray, dict]:
     """Frame ``k`` of ``design`` in the threshold sweep (vision.sweep, seed 31)."""
-    from vision.synth import random_deal
+    from vision.sweep import sweep_frame
 
-    rng = np.random.default_rng([31, k, sum(map(ord, design))])
-    size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
-    return render_table(random_deal(rng), rng, design=design, size=size)
+    return sweep_frame(design, k, 31)
 
 
 def test_closed_first_the_steps_of_a_hand_of_bordered_cards_are_corners_of_the_mask(

@@ -104,9 +104,7 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
 
     cv2.setNumThreads(1)
     design, k, seed = job
-    rng = np.random.default_rng([seed, k, sum(map(ord, design))])
-    size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
-    img, labels = render_table(random_deal(rng), rng, design=design, size=size)
+    img, labels = sweep_frame(design, k, seed)
     table = (tablesize.from_labels(labels) if _CALIBRATED[0] or _ALSO_CALIBRATED[0]
              else None)
     out = {}
@@ -131,6 +129,16 @@ def _frame_scores(job: tuple[str, int, int]) -> tuple[dict[str, list[Score]],
     # the last model's reads (see sweep_rendered), packed once
     kept = (readsfile.pack(reads), {**labels, "sweep_frame": [design, k]}) if _SAVE[0] else None
     return out, kept
+
+
+def sweep_frame(design: str, k: int, seed: int) -> tuple[np.ndarray, dict]:
+    """Frame ``k`` of ``design`` in the sweep of ``seed`` and its labels: seeded by all
+    three, so that a frame is the same however many processes render the sweep, and can be
+    rendered again alone (a misread's frame, a pilot's); 75 % at 1280x720, 25 % at
+    1920x1080."""
+    rng = np.random.default_rng([seed, k, sum(map(ord, design))])
+    size = (1280, 720) if rng.random() < 0.75 else (1920, 1080)
+    return render_table(random_deal(rng), rng, design=design, size=size)
 
 
 def name_misreads(scores: list[Score], design: str, k: int) -> list[Score]:

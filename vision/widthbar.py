@@ -34,7 +34,7 @@ one card, misjudged in size).
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -123,8 +123,7 @@ class LaxGuard:
                    for o in cards)
 
     def to_json(self) -> dict:
-        return {"below": self.below, "sure": self.sure, "sure_cards": self.sure_cards,
-                "same_code_reach": self.same_code_reach}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
