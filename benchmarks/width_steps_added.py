@@ -31,7 +31,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision import readsfile  # noqa: E402
+from vision.calibrate import keeps_rule, misread_upper_bound  # noqa: E402
 from vision.evaluate import Score, match_reports, score_frame  # noqa: E402
+from vision.recheck import DEFAULT_RULE  # noqa: E402
 from vision.recognize import DEFAULT_MODEL, Recognizer  # noqa: E402
 from vision.widthbar import WidthSteps, card_width  # noqa: E402
 
@@ -79,6 +81,28 @@ def added_wrong(flat: dict, stepped: dict, labels: dict) -> list[dict]:
     return wrong
 
 
+def summed_row(name: str, s: Score, rule: dict = DEFAULT_RULE) -> str:
+    """One summed row: recall, misreads over reports, false positives, and the misread rule
+    as :mod:`vision.recheck` judges the threshold by it (the misread rate's one-sided 95 %
+    bound, false positives a frame, and whether both are within ``rule``).
+
+    >>> s = Score(frames=640, readable=8000, correct=5000, reported=5004, misread=3,
+    ...           false_positive=1)
+    >>> summed_row("flat 0.997", s).split("  ")[-3:]
+    ['bound 0.1549 %', 'fp 0.0016 a frame', 'rule fails']
+    >>> summed_row("flat 0.997", Score(frames=640, reported=50000, misread=30)).split("  ")[-1]
+    'rule holds'
+    """
+    row = {"misread": s.misread, "reported": s.reported, "false_positives": s.false_positive,
+           "frames": s.frames}
+    holds = keeps_rule(row, rule["max_error"], rule["max_fp"], rule.get("bound", True))
+    return (f"{name:18s} recall {100 * s.recall:.2f} %  misreads {s.misread} / {s.reported}"
+            f"  false positives {s.false_positive}  ({s.frames} frames, {s.readable} cards)"
+            f"  bound {100 * misread_upper_bound(s.misread, s.reported):.4f} %"
+            f"  fp {s.false_positive / max(s.frames, 1):.4f} a frame"
+            f"  rule {'holds' if holds else 'fails'}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reads", type=Path, nargs="+", help="vision.sweep --save-reads files")
@@ -109,8 +133,7 @@ def main(argv: list[str] | None = None) -> int:
                 frame = "#".join(map(str, labels.get("sweep_frame", ["?", -1])))
                 print(f"{path.name} {frame} " + " ".join(f"{k} {v}" for k, v in w.items()))
     for name, s in totals.items():
-        print(f"{name:18s} recall {100 * s.recall:.2f} %  misreads {s.misread} / {s.reported}"
-              f"  false positives {s.false_positive}  ({s.frames} frames, {s.readable} cards)")
+        print(summed_row(name, s))
     return 0
 
 

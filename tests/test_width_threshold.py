@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vision.calibrate import keeps_rule, misread_upper_bound
 from vision.codes import CLASSES
 from vision.merge import _Read, merge_reads
 from vision.proposals import IndexFrame
@@ -181,9 +182,11 @@ def test_a_models_threshold_by_width(tmp_path: Path) -> None:
             "steps": STEPS, "guard": {**GUARD, "sure": 0.9}}))
 
 
-def test_a_sweep_scores_a_reader_by_width_beside_its_flat_thresholds(tmp_path: Path) -> None:
+def test_a_sweep_scores_a_reader_by_width_beside_its_flat_thresholds(
+        tmp_path: Path, bench_script, capsys: pytest.CaptureFixture[str]) -> None:
     """Steps of one threshold score as that flat threshold's row; a sweep of rendered frames
-    and the same sweep from its saved reads agree."""
+    and the same sweep from its saved reads agree; so does ``benchmarks/width_steps_added.py``
+    on those reads, with the misread rule's bound."""
     (tmp_path / "one").mkdir()
     (tmp_path / "steps").mkdir()
     one = _copy_model(tmp_path / "one", threshold_by_width=[[0, 0.997]])
@@ -211,3 +214,21 @@ def test_a_sweep_scores_a_reader_by_width_beside_its_flat_thresholds(tmp_path: P
     (row,) = json.loads(out.read_text())["models"][name + BY_WIDTH_SUFFIX]
     assert row["threshold"] == {"steps": STEPS, "guard": GUARD}
     assert row["correct"] <= by_width["correct"] and row["reported"] <= by_width["reported"]
+    # the benchmark on the same reads: steps of one threshold add no card, and every summed
+    # row is the sweep's flat row, with the misread rule's bound as vision.recheck takes it
+    one_step = tmp_path / "one_step.json"
+    one_step.write_text(json.dumps([[0, 0.997]]))
+    capsys.readouterr()
+    assert bench_script("width_steps_added").main([str(reads), "--steps", str(one_step)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert [r.split()[0] for r in rows] == ["flat", "steps,", "steps"]  # and no card added
+    tails = {r.split("recall", 1)[1] for r in rows}
+    assert len(tails) == 1
+    bound = misread_upper_bound(flat["misread"], flat["reported"])
+    holds = keeps_rule(flat, 0.001, 0.1)
+    assert tails.pop() == (
+        f" {100 * flat['recall']:.2f} %  misreads {flat['misread']} / {flat['reported']}"
+        f"  false positives {flat['false_positives']}  ({flat['frames']} frames,"
+        f" {flat['readable_cards']} cards)  bound {100 * bound:.4f} %"
+        f"  fp {flat['false_positives'] / flat['frames']:.4f} a frame"
+        f"  rule {'holds' if holds else 'fails'}")
