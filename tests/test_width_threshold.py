@@ -97,6 +97,14 @@ def test_a_guard_keeps_cards_under_the_flat_threshold_only_where_the_frame_vouch
     # a card over the flat threshold needs no vouching, alone or not
     alone = _read("QH", 0.998, (100, 100), 90.0)
     assert [c["code"] for c in merge_reads([alone], guarded)["cards"]] == ["QH"]
+    # one scored a hair under it is reported at 0.997 by the steps, and judged by its score:
+    # refused alone (the flat 0.997 refuses it too), kept with three sure cards
+    edge = _read("QH", 0.99696, (100, 100), 90.0)
+    assert merge_reads([edge], WidthSteps.parse(STEPS))["cards"][0]["confidence"] == 0.997
+    assert merge_reads([edge], 0.997)["cards"] == merge_reads([edge], guarded)["cards"] == []
+    out = merge_reads([edge, *sure], guarded)
+    assert sorted(c["code"] for c in out["cards"]) == ["2D", "7S", "9C", "QH"]
+    assert all(sorted(c) == ["center", "code", "confidence", "corners"] for c in out["cards"])
     # a second report of one card: its code again within 1.5 of its widths (a misjudged
     # size puts the centres apart); the lax one refused, the other kept
     again = _read("QH", 0.9995, (100, 220), 90.0)

@@ -19,7 +19,7 @@ hypothesis, a 46 px card can be reported 91 px wide and held to a large card's l
 (sixty-second session: 9 of the 11 false positives the steps added). Such frames are
 misjudged as a whole (their few cards alike), so a cap by the frame's median card width does
 not catch them (sixty-third session). Steps may name a :class:`LaxGuard`
-(``{"steps": [...], "guard": {...}}``): a card reported under the guard's ``below`` (the flat
+(``{"steps": [...], "guard": {...}}``): a card scored under the guard's ``below`` (the flat
 threshold the steps depart from) is kept only in a frame that reports enough sure cards to
 have its scale right, and where no other card of its code lies close by (a second report of
 one card, misjudged in size).
@@ -38,12 +38,23 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+#: The key under which a guarded merge keeps each card's unrounded score until
+#: :meth:`LaxGuard.kept` has judged it (never in a reported card).
+RAW_SCORE = "_score"
+
 
 @dataclass(frozen=True)
 class LaxGuard:
-    """Where a card may stand under ``below`` (its confidence as reported): in a frame
-    that reports at least ``sure_cards`` cards at ``sure`` or more, with no other reported
-    card of its code whose centre lies within ``same_code_reach`` of its widths."""
+    """Where a card may stand under ``below``: in a frame that reports at least
+    ``sure_cards`` cards at ``sure`` or more, with no other reported card of its code whose
+    centre lies within ``same_code_reach`` of its widths.
+
+    A card is judged by its score as the merge held it to its threshold (:data:`RAW_SCORE`,
+    which :func:`vision.merge.merge_own` gives each card of a guarded merge), not by its
+    confidence as reported: rounded to four decimals, a card scored 0.99696 is reported at
+    0.997, under a flat 0.997 that refuses it (until 2026-12-08 such cards passed the guard
+    unvouched: on the 26 held-out sweeps of its pooled test, one of the 25 wrong cards the
+    guarded steps added, a false positive in a frame of two sure cards)."""
 
     below: float
     sure: float
@@ -83,7 +94,7 @@ class LaxGuard:
 
     def kept(self, result: dict) -> dict:
         """A merge's ``result`` with each card under :attr:`below` that its frame does not
-        vouch for made a refusal where it lay.
+        vouch for made a refusal where it lay, and no card's :data:`RAW_SCORE` left.
 
         >>> def card(code, conf, x, w=60.0):
         ...     quad = [[x, 0.0], [x + w, 0.0], [x + w, 1.45 * w], [x, 1.45 * w]]
@@ -101,18 +112,22 @@ class LaxGuard:
         >>> [c["code"] for c in guard.kept({"cards": [lax, twice, *sure],
         ...                                 "unreadable": []})["cards"]]
         ['QH', '2C', '3C']
+        >>> edge = {**card("QH", 0.997, 100.0), RAW_SCORE: 0.99696}  # reported 0.997, under it
+        >>> out = guard.kept({"cards": [edge, sure[0]], "unreadable": []})
+        >>> [c["code"] for c in out["cards"]], [sorted(c) for c in out["cards"]][0]
+        (['2C'], ['center', 'code', 'confidence', 'corners'])
         """
         cards = result["cards"]
-        sure = sum(1 for c in cards if c["confidence"] >= self.sure)
+        scores = [c.get(RAW_SCORE, c["confidence"]) for c in cards]
+        sure = sum(1 for s in scores if s >= self.sure)
         kept, refused = [], []
-        for c in cards:
-            if c["confidence"] < self.below and (sure < self.sure_cards or self._twice(c, cards)):
+        for c, score in zip(cards, scores, strict=True):
+            if score < self.below and (sure < self.sure_cards or self._twice(c, cards)):
                 refused.append({"center": c["center"]})
             else:
-                kept.append(c)
-        if not refused:
-            return result
-        return {**result, "cards": kept, "unreadable": [*result["unreadable"], *refused]}
+                kept.append({k: v for k, v in c.items() if k != RAW_SCORE})
+        unreadable = [*result["unreadable"], *refused]
+        return {**result, "cards": kept, "unreadable": unreadable}
 
     def _twice(self, card: dict, cards: list[dict]) -> bool:
         """Whether another of ``cards`` bears ``card``'s code within reach of its centre."""
