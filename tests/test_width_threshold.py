@@ -112,7 +112,22 @@ def test_a_guard_keeps_cards_under_the_flat_threshold_only_where_the_frame_vouch
     assert sorted(codes) == ["2D", "7S", "9C", "QH"]
     assert [c["code"] for c in merge_reads(
         [lax, again, *sure], WidthSteps.parse(STEPS))["cards"]].count("QH") == 2
-    for bad, why in (({"steps": STEPS}, "only"), ({"steps": STEPS, "guard": GUARD, "x": 1}, "only"),
+    # with min_reads 2 a lax card made by one read is refused even with three sure cards;
+    # made by two reads of its code (two looks at its corner) it stands
+    two_reads = WidthSteps.parse({"steps": STEPS, "guard": {**GUARD, "min_reads": 2}})
+    assert two_reads.to_json()["guard"]["min_reads"] == 2 and "min_reads" not in GUARD
+    assert WidthSteps.parse(two_reads.to_json()) == two_reads
+    out = merge_reads([lax, *sure], two_reads)
+    assert sorted(c["code"] for c in out["cards"]) == ["2D", "7S", "9C"]
+    assert np.allclose(out["unreadable"][0]["center"], lax.center, atol=0.1)
+    look = _read("QH", 0.9935, (102, 101), 90.0)
+    out = merge_reads([lax, look, *sure], two_reads)
+    assert sorted(c["code"] for c in out["cards"]) == ["2D", "7S", "9C", "QH"]
+    assert all(sorted(c) == ["center", "code", "confidence", "corners"] for c in out["cards"])
+    for bad, why in (({"steps": STEPS, "guard": {**GUARD, "min_reads": 0}}, "min_reads"),
+                     ({"steps": STEPS, "guard": {**GUARD, "min_reads": 1.5}}, "min_reads"),
+                     ({"steps": STEPS, "guard": {**GUARD, "min_reads": True}}, "numbers"),
+                     ({"steps": STEPS}, "only"), ({"steps": STEPS, "guard": GUARD, "x": 1}, "only"),
                      ({"steps": STEPS, "guard": {**GUARD, "sure": 0.99}}, "not be under"),
                      ({"steps": STEPS, "guard": {**GUARD, "sure_cards": 2.5}}, "whole number"),
                      ({"steps": STEPS, "guard": {**GUARD, "below": True}}, "numbers"),

@@ -28,7 +28,7 @@ from vision.codes import CLASSES, FACE_DOWN_INDEX
 from vision.components import component_labels
 from vision.handwalk import is_step
 from vision.proposals import IndexFrame, axis_steps, card_steps
-from vision.widthbar import RAW_SCORE, Threshold, WidthSteps, at_least, lowest
+from vision.widthbar import RAW_READS, RAW_SCORE, Threshold, WidthSteps, at_least, lowest
 
 #: Two reads of one index corner are at most this far apart (card widths). Candidates of one
 #: corner lie within the reader's reach (~0.12); the index corners of neighbours in a hand are
@@ -318,7 +318,8 @@ def merge_own(reads: list[_Read], thr: Threshold) -> dict:
         found.append((g, score))
     cards = []
     joined = join_far_corners(found)
-    # (a guard judges a card by its score as held to its threshold, not as rounded)
+    # (a guard judges a card by its score as held to its threshold, not as rounded, and by
+    # how many reads made it)
     guarded = by_width is not None and by_width.guard is not None
     for g, score in joined:
         quad = _card_quad(g)
@@ -327,7 +328,7 @@ def merge_own(reads: list[_Read], thr: Threshold) -> dict:
             "confidence": round(score, 4),
             "center": _pt(quad.mean(0)),
             "corners": [_pt(c) for c in quad],
-            **({RAW_SCORE: score} if guarded else {}),
+            **({RAW_SCORE: score, RAW_READS: len(g)} if guarded else {}),
         })
     # where cards lie, for the backs and refusals below; a joined card's parts too (reads
     # around its misjudged centre are its own, neither a back nor a card refused)
