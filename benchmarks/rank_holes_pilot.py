@@ -71,9 +71,13 @@ def _index_region(img: np.ndarray, corners: list) -> np.ndarray:
     return card[:side, :side].min(axis=2)
 
 
-def _glyph_stats(region: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The labels of the region's dark components (Otsu) and the ``(x, y, w, h, area)`` of
-    the rank glyph's among them; ``None`` where none is of a glyph's size."""
+def find_glyph(img: np.ndarray, corners: list) -> tuple[np.ndarray, np.ndarray,
+                                                       tuple[int, int, int, int]] | None:
+    """The upright index region (:func:`_index_region`) of the card whose reported
+    ``corners`` lie in ``img``, its rank glyph as a mask cut to the glyph's bounding box, and
+    that box ``(x, y, w, h)`` in the region: the topmost dark component (Otsu) of a glyph's
+    size; ``None`` where there is none. Warped and labelled once for every measure below."""
+    region = _index_region(img, corners)
     side = region.shape[0]
     _, dark = cv2.threshold(region, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
@@ -88,18 +92,16 @@ def _glyph_stats(region: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     # (the card's edge, the felt beyond it)
     g = (min(glyphs, key=lambda i: stats[i, 1]) if TOPMOST
          else max(glyphs, key=lambda i: stats[i, 4]))
-    return (labels == g), stats[g]
+    x, y, w, h = (int(v) for v in stats[g, :4])
+    return region, (labels[y:y + h, x:x + w] == g).astype(np.uint8), (x, y, w, h)
 
 
 def rank_glyph(img: np.ndarray, corners: list) -> np.ndarray | None:
     """The rank glyph of the card whose reported ``corners`` (its index corner first) lie in
-    ``img``: the topmost dark component of a glyph's size in its upright index region, as a
-    mask cut to its bounding box; ``None`` where there is none."""
-    found = _glyph_stats(_index_region(img, corners))
-    if found is None:
-        return None
-    mask, (x, y, w, h, _) = found
-    return mask[y:y + h, x:x + w].astype(np.uint8)
+    ``img``, as a mask cut to its bounding box (:func:`find_glyph`); ``None`` where there is
+    none."""
+    found = find_glyph(img, corners)
+    return None if found is None else found[1]
 
 
 #: Margin around the rank glyph's box (pixels of the upright card) for :func:`counter_depth`.
@@ -123,11 +125,13 @@ def counter_depth(img: np.ndarray, corners: list) -> float | None:
     8 0.8
     3 0.1
     """
-    region = _index_region(img, corners)
-    found = _glyph_stats(region)
-    if found is None:
-        return None
-    _, (x, y, w, h, _) = found
+    found = find_glyph(img, corners)
+    return None if found is None else _depth(found[0], found[2])
+
+
+def _depth(region: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    """:func:`counter_depth` of the glyph in ``box`` of the upright index ``region``."""
+    x, y, w, h = box
     m = COUNTER_MARGIN
     window = region[max(y - m, 0):y + h + m, max(x - m, 0):x + w + m]
     ink = 255.0 - window.astype(np.float32)  # ink bright, paper dark: counters are pits
@@ -158,10 +162,13 @@ def rank_holes(img: np.ndarray, corners: list) -> int:
     0
     """
     glyph = rank_glyph(img, corners)
-    if glyph is None:
-        return -1
-    padded = np.pad(glyph, 1)
-    contours, hierarchy = cv2.findContours(padded, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    return -1 if glyph is None else _holes(glyph)
+
+
+def _holes(glyph: np.ndarray) -> int:
+    """:func:`rank_holes` of a glyph mask cut to its box."""
+    contours, hierarchy = cv2.findContours(np.pad(glyph, 1), cv2.RETR_CCOMP,
+                                           cv2.CHAIN_APPROX_NONE)
     return sum(1 for c, h in zip(contours, hierarchy[0], strict=True)
                if h[3] >= 0 and cv2.contourArea(c) >= MIN_HOLE * WIDTH * WIDTH)
 
@@ -224,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
                 if card["code"][0] not in "38" or best is None:
                     continue
                 kind = f"{labels['cards'][best]['code'][0]}->{card['code'][0]}"
-                holes = rank_holes(img, card["corners"])
+                found = find_glyph(img, card["corners"])  # (warped once a card)
+                holes = -1 if found is None else _holes(found[1])
                 counts[kind, holes] += 1
                 width = float(np.linalg.norm(np.subtract(card["corners"][1],
                                                          card["corners"][0])))
@@ -232,13 +240,13 @@ def main(argv: list[str] | None = None) -> int:
                     span = next(b for b in bins if b[0] <= width < b[1])
                     by_width.setdefault(span, Counter())[holes] += 1
                 if dump is not None:
-                    glyph = rank_glyph(img, card["corners"])
                     dump.write(json.dumps({
                         "reads": path.name, "frame": labels["sweep_frame"], "kind": kind,
                         "code": card["code"], "confidence": card["confidence"],
                         "width": round(width, 1), "holes": holes,
-                        "open_left": None if glyph is None else open_left(glyph),
-                        "counter_depth": counter_depth(img, card["corners"])}) + "\n")
+                        "open_left": None if found is None else open_left(found[1]),
+                        "counter_depth": None if found is None else _depth(found[0], found[2]),
+                    }) + "\n")
     if dump is not None:
         dump.close()
     for (kind, holes), n in sorted(counts.items()):
